@@ -1,0 +1,12 @@
+# Every dependency comes from a Debian package (scripts/deps.sh installs them).
+find_package(absl REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(ZLIB REQUIRED)
+find_package(Protobuf REQUIRED)
+set(ROOFLINE_PRIVATE_DEPS nlohmann_json::nlohmann_json ZLIB::ZLIB protobuf::libprotobuf)
+if(ROOFLINE_BUILD_TESTS)
+  find_package(Catch2 2.13 REQUIRED)
+endif()
+if(ROOFLINE_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

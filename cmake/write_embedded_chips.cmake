@@ -1,0 +1,17 @@
+# Script mode: writes OUT, a C++ source holding each spec in SPECS as a raw
+# string, in the order given.
+set(body "// Generated from hardware/*.json by cmake/write_embedded_chips.cmake.\n")
+string(APPEND body "#include \"src/chip/embedded_specs.hpp\"\n\nnamespace roofline::detail {\n")
+string(APPEND body "const std::vector<EmbeddedSpec>& embedded_specs() {\n  static const std::vector<EmbeddedSpec> specs = {\n")
+foreach(spec IN LISTS SPECS)
+  file(READ "${spec}" text)
+  get_filename_component(fname "${spec}" NAME)
+  string(FIND "${text}" ")roofline_spec\"" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "${spec} contains the raw-string delimiter")
+  endif()
+  string(APPEND body "    {\"${fname}\", R\"roofline_spec(${text})roofline_spec\"},\n")
+endforeach()
+string(APPEND body "  };\n  return specs;\n}\n}  // namespace roofline::detail\n")
+file(WRITE "${OUT}.tmp" "${body}")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)

@@ -1,0 +1,149 @@
+// What a chip is, as far as a roofline cares: peak arithmetic per element
+// type, HBM capacity and bandwidth, on-chip memories, and the interconnect a
+// mesh is laid on. Specs live as JSON in `hardware/` (docs/chip_spec.md lists
+// every field with its unit); they are compiled into the library, so
+//
+//   const roofline::Chip& v5e = roofline::chip("tpu-v5e");
+//
+// needs no file at run time. All figures are SI base units stored as double.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "roofline/dtype.hpp"
+
+namespace roofline {
+
+enum class ChipKind : std::uint8_t { kTpu, kGpu };
+
+enum class Topology : std::uint8_t {
+  kTorus2D,  // TPU v5e, v6e: 4 neighbours
+  kTorus3D,  // TPU v4, v5p, 7x: 6 neighbours
+  kSwitch,   // NVLink / Infinity Fabric: every GPU in the domain one hop away
+};
+
+// When does a mesh axis of a given size get a wraparound link (a full ring)?
+// Without it a ring runs one way only and most collectives take about twice
+// as long (scaling book, "TPU networking").
+enum class WrapRule : std::uint8_t {
+  kAlways,       // switch domains: every pair is connected
+  kAxisEquals,   // only axes exactly `wrap_axis_size` long (v5e/v6e: 16)
+  kAxisMultiple, // axes that are multiples of `wrap_axis_size` (v4/v5p: 4)
+  kNever,
+};
+
+struct Interconnect {
+  Topology topology = Topology::kSwitch;
+  double link_bytes_per_s = 0;  // one direction, one link
+  int links_per_chip = 0;
+  double hop_latency_s = 0;
+  WrapRule wrap = WrapRule::kNever;
+  int wrap_axis_size = 0;
+  // Largest ICI / NVLink domain, e.g. {16, 16} for a v5e pod, {8} for an
+  // 8-GPU NVLink node, {16, 20, 28} for v5p.
+  std::vector<int> max_shape;
+
+  // Bandwidth of one link counting both directions, the W_ici of the
+  // scaling book's collective formulas.
+  double bidi_link_bytes_per_s() const { return 2 * link_bytes_per_s; }
+  // All links of one chip, both directions (the GPU "egress" bandwidth on a
+  // switch is links x one-way).
+  double egress_bytes_per_s() const { return links_per_chip * link_bytes_per_s; }
+  int domain_chips() const {
+    int n = 1;
+    for (int d : max_shape) n *= d;
+    return n;
+  }
+  bool wraps(int axis_size) const {
+    switch (wrap) {
+      case WrapRule::kAlways: return true;
+      case WrapRule::kAxisEquals: return axis_size == wrap_axis_size;
+      case WrapRule::kAxisMultiple:
+        return wrap_axis_size > 0 && axis_size % wrap_axis_size == 0;
+      case WrapRule::kNever: return false;
+    }
+    return false;
+  }
+};
+
+struct OnChipMemory {
+  std::string name;    // "vmem", "cmem", "l2", "smem_per_sm", "lds_per_cu"
+  double bytes = 0;
+};
+
+struct SpecSource {
+  std::vector<std::string> fields;  // JSON paths this source backs, e.g. "hbm_bytes_per_s"
+  std::string reference;            // where the figure was read
+  std::string read_on;              // ISO date the figure was read
+};
+
+struct Chip {
+  std::string name;          // "tpu-v5e": the key `chip()` takes
+  std::string display_name;  // "TPU v5e"
+  std::string vendor;        // "google", "nvidia", "amd"
+  ChipKind kind = ChipKind::kTpu;
+  // Dense (not sparse) peak per class; 0 where the chip has no such unit.
+  std::array<double, kPeakClassCount> peak_flops_per_s{};
+  double hbm_bytes = 0;
+  double hbm_bytes_per_s = 0;
+  std::vector<OnChipMemory> on_chip;
+  Interconnect ici;
+  double dcn_bytes_per_s = 0;   // per chip, one direction (scale-out network)
+  double pcie_bytes_per_s = 0;  // per chip, one direction
+  int chips_per_host = 1;
+  int cores_per_chip = 1;
+  // Device names profilers report for this chip ("TPU v6 Lite",
+  // "NVIDIA H100 80GB HBM3"), matched case-insensitively as substrings.
+  std::vector<std::string> device_names;
+  std::vector<SpecSource> sources;
+
+  bool has(PeakClass c) const { return peak_flops_per_s[static_cast<int>(c)] > 0; }
+  bool has(DType t) const { return has(peak_class(t)); }
+  double peak_flops_per_s_for(DType t) const {
+    return peak_flops_per_s[static_cast<int>(peak_class(t))];
+  }
+  // FLOPs per HBM byte at which T_math = T_hbm for arithmetic in `t`.
+  double ridge_flops_per_byte(DType t) const {
+    return peak_flops_per_s_for(t) / hbm_bytes_per_s;
+  }
+};
+
+// The embedded chip named `name`. For names written in code: a typo throws
+// std::out_of_range whose message lists the known chips.
+const Chip& chip(std::string_view name);
+
+// The same for names a user typed; the error lists the known chips.
+absl::StatusOr<const Chip*> find_chip(std::string_view name);
+
+// Every embedded chip, sorted by name.
+std::span<const Chip> embedded_chips();
+
+// Reads a chip spec from a JSON file. Errors name the file and the JSON path
+// of the offending field: "my.json: /hbm_bytes_per_s: expected a positive number".
+absl::StatusOr<Chip> load_chip(const std::string& path);
+
+// Parses spec text; `origin` names it in error messages.
+absl::StatusOr<Chip> parse_chip(std::string_view json_text, std::string_view origin);
+
+// A name from `embedded_chips()` or else a path to a JSON spec.
+absl::StatusOr<Chip> resolve_chip(const std::string& name_or_path);
+
+// The embedded chip a profiler's device name denotes ("TPU v6 Lite" -> tpu-v6e,
+// "NVIDIA H100 80GB HBM3" -> h100-sxm), or nullptr.
+const Chip* chip_for_device_name(std::string_view device_name);
+
+std::string_view topology_name(Topology t);
+
+// The spec as JSON in the format of hardware/*.json; parse_chip() reads it
+// back to an equal Chip.
+std::string chip_to_json(const Chip& chip);
+
+}  // namespace roofline

@@ -1,0 +1,33 @@
+// Any op described by its counts alone: FLOPs, HBM bytes and, if it talks to
+// other chips, the bytes over its busiest link and the link time already
+// worked out by a collective model.
+#pragma once
+
+#include "absl/status/status.h"
+#include "roofline/chip.hpp"
+#include "roofline/predict.hpp"
+
+namespace roofline {
+
+struct CostedOp {
+  double flops = 0;
+  double hbm_bytes = 0;
+  double ici_bytes = 0;
+  double t_ici_s = 0;
+  double transcendentals = 0;
+  DType dtype = DType::kBF16;
+};
+
+inline absl::Status validate(const CostedOp& op, const Chip&) {
+  if (!(op.flops >= 0) || !(op.hbm_bytes >= 0) || !(op.ici_bytes >= 0) || !(op.t_ici_s >= 0))
+    return absl::InvalidArgumentError("op counts must be non-negative numbers");
+  return absl::OkStatus();
+}
+
+inline Prediction predict(const CostedOp& op, const Chip& chip) {
+  Prediction p = make_prediction(op.flops, op.hbm_bytes, op.ici_bytes, op.t_ici_s, op.dtype, chip);
+  p.transcendentals = op.transcendentals;
+  return p;
+}
+
+}  // namespace roofline

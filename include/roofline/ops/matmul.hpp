@@ -1,0 +1,63 @@
+// A (batched) matrix multiply: [batch, m, k] @ [batch, k, n] -> [batch, m, n].
+//
+//   FLOPs = 2 * batch * m * k * n   (one multiply and one add per MAC; the
+//           exact count is batch*m*n*(2k-1), the scaling book and XLA use 2mkn)
+//   bytes = batch * (m*k*|lhs| + k*n*|rhs| + m*n*|out|)
+//
+// Bytes assume each operand crosses HBM once, the best a tiled kernel can do
+// when the tiles fit on chip. For x[32,1024,8192] @ W[8192,32768] write
+// m = 32*1024 with batch 1: W is shared, not batched.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "roofline/detail/cat.hpp"
+#include "roofline/chip.hpp"
+#include "roofline/predict.hpp"
+
+namespace roofline {
+
+struct Matmul {
+  std::int64_t batch = 1;
+  std::int64_t m = 0;
+  std::int64_t k = 0;
+  std::int64_t n = 0;
+  DType dtype = DType::kBF16;             // lhs element type
+  std::optional<DType> rhs_dtype = {};    // defaults to dtype
+  std::optional<DType> out_dtype = {};    // defaults to dtype
+
+  DType rhs() const { return rhs_dtype.value_or(dtype); }
+  DType out() const { return out_dtype.value_or(dtype); }
+  // Mixed precision computes in the wider of the two inputs.
+  DType compute() const { return compute_dtype(dtype, rhs()); }
+  double flops() const {
+    return 2.0 * static_cast<double>(batch) * static_cast<double>(m) *
+           static_cast<double>(k) * static_cast<double>(n);
+  }
+  double hbm_bytes() const {
+    const double b = static_cast<double>(batch);
+    const double mm = static_cast<double>(m), kk = static_cast<double>(k),
+                 nn = static_cast<double>(n);
+    return b * (mm * kk * bytes_per_element(dtype) + kk * nn * bytes_per_element(rhs()) +
+                mm * nn * bytes_per_element(out()));
+  }
+};
+
+inline absl::Status validate(const Matmul& mm, const Chip& chip) {
+  if (mm.batch <= 0 || mm.m <= 0 || mm.k <= 0 || mm.n <= 0)
+    return absl::InvalidArgumentError(detail::cat("matmul dims must be positive: batch=", mm.batch,
+                                                   " m=", mm.m, " k=", mm.k, " n=", mm.n));
+  if (!chip.has(mm.compute()))
+    return absl::InvalidArgumentError(detail::cat(chip.name, " has no ",
+                                                   peak_class_name(peak_class(mm.compute())),
+                                                   " peak"));
+  return absl::OkStatus();
+}
+
+inline Prediction predict(const Matmul& mm, const Chip& chip) {
+  return make_prediction(mm.flops(), mm.hbm_bytes(), 0, 0, mm.compute(), chip);
+}
+
+}  // namespace roofline

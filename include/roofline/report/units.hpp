@@ -1,0 +1,44 @@
+// Human-readable figures for tables: SI prefixes with three significant
+// digits ("89.3 ms", "17.6 TFLOP", "3.22 GB"). Machine formats (JSON, CSV)
+// print raw SI numbers instead.
+#pragma once
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace roofline {
+
+inline std::string format_si(double value, const char* unit, int significant = 3) {
+  if (value == 0) return std::string("0 ") + unit;
+  if (!std::isfinite(value)) return std::isnan(value) ? "-" : "inf";
+  static constexpr struct { double scale; const char* prefix; } kPrefixes[] = {
+      {1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"},
+      {1, ""},     {1e-3, "m"}, {1e-6, "u"}, {1e-9, "n"}, {1e-12, "p"}};
+  const double mag = std::fabs(value);
+  double scale = 1e-12;
+  const char* prefix = "p";
+  for (const auto& p : kPrefixes)
+    if (mag >= p.scale * 0.9995) {
+      scale = p.scale;
+      prefix = p.prefix;
+      break;
+    }
+  const double scaled = value / scale;
+  const int int_digits = std::fabs(scaled) >= 100 ? 3 : std::fabs(scaled) >= 10 ? 2 : 1;
+  const int decimals = significant > int_digits ? significant - int_digits : 0;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f %s%s", decimals, scaled, prefix, unit);
+  return buf;
+}
+
+inline std::string format_seconds(double s) { return format_si(s, "s"); }
+inline std::string format_bytes(double b) { return format_si(b, "B"); }
+inline std::string format_percent(double fraction) {
+  if (!std::isfinite(fraction)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * fraction);
+  return buf;
+}
+
+}  // namespace roofline

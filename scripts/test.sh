@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Builds everything and runs every test through CTest.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOFLINE_WITH_CHROMIUM=1 "$root/scripts/deps.sh"
+build="${ROOFLINE_TEST_BUILD_DIR:-$root/build-test}"
+jobs="${ROOFLINE_JOBS:-2}"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DROOFLINE_WERROR=ON
+cmake --build "$build" -j "$jobs"
+ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600

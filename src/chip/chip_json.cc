@@ -1,0 +1,336 @@
+// Chip spec JSON -> Chip. Strict on purpose: an unknown key, a wrong type or
+// a nonsensical figure is refused with the file and the JSON path, because a
+// silently ignored typo in a spec becomes a silently wrong prediction.
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/status/status.h"
+#include "roofline/detail/cat.hpp"
+#include "roofline/chip.hpp"
+#include "roofline/detail/status_macros.hpp"
+
+namespace roofline {
+namespace {
+
+using nlohmann::json;
+
+// Walks a JSON object, remembers which keys were read, and turns every
+// problem into one Status naming origin and path.
+class Reader {
+ public:
+  explicit Reader(std::string_view origin) : origin_(origin) {}
+
+  absl::Status error(const std::string& path, std::string_view what) const {
+    return absl::InvalidArgumentError(detail::cat(origin_, ": ", path, ": ", what));
+  }
+
+  absl::Status object(const json& j, const std::string& path) const {
+    if (!j.is_object()) return error(path.empty() ? "/" : path, "expected an object");
+    return absl::OkStatus();
+  }
+
+  // The member `key` of object `j` at `path`, or an error if absent.
+  absl::StatusOr<const json*> member(const json& j, const std::string& path,
+                                     const std::string& key) const {
+    auto it = j.find(key);
+    if (it == j.end()) return error(path + "/" + key, "missing required field");
+    return &*it;
+  }
+
+  absl::StatusOr<std::string> string(const json& j, const std::string& path,
+                                     const std::string& key) const {
+    auto m = member(j, path, key);
+    if (!m.ok()) return m.status();
+    if (!(*m)->is_string()) return error(path + "/" + key, "expected a string");
+    std::string s = (*m)->get<std::string>();
+    if (s.empty()) return error(path + "/" + key, "expected a non-empty string");
+    return s;
+  }
+
+  absl::StatusOr<double> positive(const json& j, const std::string& path,
+                                  const std::string& key) const {
+    auto m = member(j, path, key);
+    if (!m.ok()) return m.status();
+    return positive_value(**m, path + "/" + key);
+  }
+
+  absl::StatusOr<double> positive_value(const json& v, const std::string& path) const {
+    if (!v.is_number()) return error(path, "expected a positive number");
+    double d = v.get<double>();
+    if (!std::isfinite(d) || d <= 0) return error(path, "expected a positive number");
+    return d;
+  }
+
+  absl::StatusOr<int> positive_int(const json& j, const std::string& path,
+                                   const std::string& key) const {
+    auto m = member(j, path, key);
+    if (!m.ok()) return m.status();
+    const json& v = **m;
+    if (!v.is_number_integer() || v.get<long long>() <= 0 || v.get<long long>() > 1'000'000)
+      return error(path + "/" + key, "expected a positive integer");
+    return static_cast<int>(v.get<long long>());
+  }
+
+  absl::Status only_keys(const json& j, const std::string& path,
+                         std::initializer_list<std::string_view> allowed) const {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      bool ok = false;
+      for (std::string_view a : allowed) ok = ok || it.key() == a;
+      if (!ok) return error(path + "/" + it.key(), "unknown field");
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string origin_;
+};
+
+absl::Status read_interconnect(const Reader& r, const json& j, Interconnect& ic,
+                               std::set<std::string>& figures) {
+  const std::string p = "/interconnect";
+  ROOFLINE_RETURN_IF_ERROR(r.object(j, p));
+  ROOFLINE_RETURN_IF_ERROR(r.only_keys(j, p, {"topology", "link_bytes_per_s", "links_per_chip",
+                                      "hop_latency_s", "wraparound", "max_shape"}));
+  std::string topo;
+  ROOFLINE_ASSIGN_OR_RETURN(topo, r.string(j, p, "topology"));
+  if (topo == "torus-2d") ic.topology = Topology::kTorus2D;
+  else if (topo == "torus-3d") ic.topology = Topology::kTorus3D;
+  else if (topo == "switch") ic.topology = Topology::kSwitch;
+  else return r.error(p + "/topology", "expected one of torus-2d, torus-3d, switch");
+  ROOFLINE_ASSIGN_OR_RETURN(ic.link_bytes_per_s, r.positive(j, p, "link_bytes_per_s"));
+  ROOFLINE_ASSIGN_OR_RETURN(ic.links_per_chip, r.positive_int(j, p, "links_per_chip"));
+  ROOFLINE_ASSIGN_OR_RETURN(ic.hop_latency_s, r.positive(j, p, "hop_latency_s"));
+
+  const json* wrap = nullptr;
+  ROOFLINE_ASSIGN_OR_RETURN(wrap, r.member(j, p, "wraparound"));
+  const std::string wp = p + "/wraparound";
+  ROOFLINE_RETURN_IF_ERROR(r.object(*wrap, wp));
+  ROOFLINE_RETURN_IF_ERROR(r.only_keys(*wrap, wp, {"rule", "axis_size"}));
+  std::string rule;
+  ROOFLINE_ASSIGN_OR_RETURN(rule, r.string(*wrap, wp, "rule"));
+  if (rule == "always") ic.wrap = WrapRule::kAlways;
+  else if (rule == "never") ic.wrap = WrapRule::kNever;
+  else if (rule == "axis-equals") ic.wrap = WrapRule::kAxisEquals;
+  else if (rule == "axis-multiple") ic.wrap = WrapRule::kAxisMultiple;
+  else return r.error(wp + "/rule", "expected one of always, never, axis-equals, axis-multiple");
+  if (ic.wrap == WrapRule::kAxisEquals || ic.wrap == WrapRule::kAxisMultiple) {
+    ROOFLINE_ASSIGN_OR_RETURN(ic.wrap_axis_size, r.positive_int(*wrap, wp, "axis_size"));
+  } else if (wrap->contains("axis_size")) {
+    return r.error(wp + "/axis_size", "only allowed with rule axis-equals or axis-multiple");
+  }
+
+  const json* shape = nullptr;
+  ROOFLINE_ASSIGN_OR_RETURN(shape, r.member(j, p, "max_shape"));
+  if (!shape->is_array() || shape->empty() || shape->size() > 3)
+    return r.error(p + "/max_shape", "expected an array of 1 to 3 positive integers");
+  for (std::size_t i = 0; i < shape->size(); ++i) {
+    const json& d = (*shape)[i];
+    if (!d.is_number_integer() || d.get<long long>() <= 0 || d.get<long long>() > 100'000)
+      return r.error(detail::cat(p, "/max_shape/", i), "expected a positive integer");
+    ic.max_shape.push_back(static_cast<int>(d.get<long long>()));
+  }
+  const std::size_t want_rank = ic.topology == Topology::kTorus2D   ? 2
+                                : ic.topology == Topology::kTorus3D ? 3
+                                                                    : 1;
+  if (ic.max_shape.size() != want_rank)
+    return r.error(p + "/max_shape",
+                   detail::cat("a ", topo, " needs ", want_rank, " dimension(s)"));
+  for (const char* f : {"topology", "link_bytes_per_s", "links_per_chip", "hop_latency_s",
+                        "wraparound", "max_shape"})
+    figures.insert(std::string("interconnect/") + f);
+  return absl::OkStatus();
+}
+
+// Every figure must be backed by a source: a field listed exactly, or a
+// prefix of it ending at a '/' boundary.
+absl::Status check_sources(const Reader& r, const std::vector<SpecSource>& sources,
+                           const std::set<std::string>& figures) {
+  for (const std::string& fig : figures) {
+    bool covered = false;
+    for (const SpecSource& s : sources)
+      for (const std::string& f : s.fields)
+        covered = covered || fig == f ||
+                  (fig.size() > f.size() && fig.compare(0, f.size(), f) == 0 &&
+                   fig[f.size()] == '/');
+    if (!covered) return r.error("/sources", detail::cat("no source backs '", fig, "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
+  Chip c;
+  std::set<std::string> figures;
+  ROOFLINE_RETURN_IF_ERROR(r.object(j, ""));
+  ROOFLINE_RETURN_IF_ERROR(r.only_keys(
+      j, "", {"name", "display_name", "vendor", "kind", "device_names", "peak_flops_per_s",
+              "hbm_bytes", "hbm_bytes_per_s", "on_chip", "interconnect", "dcn_bytes_per_s",
+              "pcie_bytes_per_s", "chips_per_host", "cores_per_chip", "sources"}));
+  ROOFLINE_ASSIGN_OR_RETURN(c.name, r.string(j, "", "name"));
+  ROOFLINE_ASSIGN_OR_RETURN(c.display_name, r.string(j, "", "display_name"));
+  ROOFLINE_ASSIGN_OR_RETURN(c.vendor, r.string(j, "", "vendor"));
+  std::string kind;
+  ROOFLINE_ASSIGN_OR_RETURN(kind, r.string(j, "", "kind"));
+  if (kind == "tpu") c.kind = ChipKind::kTpu;
+  else if (kind == "gpu") c.kind = ChipKind::kGpu;
+  else return r.error("/kind", "expected tpu or gpu");
+
+  const json* names = nullptr;
+  ROOFLINE_ASSIGN_OR_RETURN(names, r.member(j, "", "device_names"));
+  if (!names->is_array()) return r.error("/device_names", "expected an array of strings");
+  for (std::size_t i = 0; i < names->size(); ++i) {
+    if (!(*names)[i].is_string() || (*names)[i].get<std::string>().empty())
+      return r.error(detail::cat("/device_names/", i), "expected a non-empty string");
+    c.device_names.push_back((*names)[i].get<std::string>());
+  }
+
+  const json* peaks = nullptr;
+  ROOFLINE_ASSIGN_OR_RETURN(peaks, r.member(j, "", "peak_flops_per_s"));
+  ROOFLINE_RETURN_IF_ERROR(r.object(*peaks, "/peak_flops_per_s"));
+  for (auto it = peaks->begin(); it != peaks->end(); ++it) {
+    const std::string path = "/peak_flops_per_s/" + it.key();
+    auto cls = parse_peak_class(it.key());
+    if (!cls)
+      return r.error(path, "unknown dtype (expected fp64, fp32, tf32, bf16, fp16, fp8, int8, int4 or fp4)");
+    ROOFLINE_ASSIGN_OR_RETURN(c.peak_flops_per_s[static_cast<int>(*cls)], r.positive_value(it.value(), path));
+    figures.insert("peak_flops_per_s/" + it.key());
+  }
+  for (PeakClass need : {PeakClass::kBf16, PeakClass::kFp32, PeakClass::kInt8})
+    if (!c.has(need))
+      return r.error(detail::cat("/peak_flops_per_s/", peak_class_name(need)),
+                     "missing required field");
+
+  ROOFLINE_ASSIGN_OR_RETURN(c.hbm_bytes, r.positive(j, "", "hbm_bytes"));
+  ROOFLINE_ASSIGN_OR_RETURN(c.hbm_bytes_per_s, r.positive(j, "", "hbm_bytes_per_s"));
+  figures.insert("hbm_bytes");
+  figures.insert("hbm_bytes_per_s");
+
+  const json* on_chip = nullptr;
+  ROOFLINE_ASSIGN_OR_RETURN(on_chip, r.member(j, "", "on_chip"));
+  ROOFLINE_RETURN_IF_ERROR(r.object(*on_chip, "/on_chip"));
+  for (auto it = on_chip->begin(); it != on_chip->end(); ++it) {
+    OnChipMemory m{.name = it.key()};
+    ROOFLINE_ASSIGN_OR_RETURN(m.bytes, r.positive_value(it.value(), "/on_chip/" + it.key()));
+    c.on_chip.push_back(std::move(m));
+    figures.insert("on_chip/" + it.key());
+  }
+
+  const json* ic = nullptr;
+  ROOFLINE_ASSIGN_OR_RETURN(ic, r.member(j, "", "interconnect"));
+  ROOFLINE_RETURN_IF_ERROR(read_interconnect(r, *ic, c.ici, figures));
+  ROOFLINE_ASSIGN_OR_RETURN(c.dcn_bytes_per_s, r.positive(j, "", "dcn_bytes_per_s"));
+  ROOFLINE_ASSIGN_OR_RETURN(c.pcie_bytes_per_s, r.positive(j, "", "pcie_bytes_per_s"));
+  ROOFLINE_ASSIGN_OR_RETURN(c.chips_per_host, r.positive_int(j, "", "chips_per_host"));
+  ROOFLINE_ASSIGN_OR_RETURN(c.cores_per_chip, r.positive_int(j, "", "cores_per_chip"));
+  for (const char* f : {"dcn_bytes_per_s", "pcie_bytes_per_s", "chips_per_host", "cores_per_chip"})
+    figures.insert(f);
+
+  const json* sources = nullptr;
+  ROOFLINE_ASSIGN_OR_RETURN(sources, r.member(j, "", "sources"));
+  if (!sources->is_array() || sources->empty())
+    return r.error("/sources", "expected a non-empty array of sources");
+  for (std::size_t i = 0; i < sources->size(); ++i) {
+    const json& s = (*sources)[i];
+    const std::string sp = detail::cat("/sources/", i);
+    ROOFLINE_RETURN_IF_ERROR(r.object(s, sp));
+    ROOFLINE_RETURN_IF_ERROR(r.only_keys(s, sp, {"fields", "reference", "read_on"}));
+    SpecSource src;
+    ROOFLINE_ASSIGN_OR_RETURN(src.reference, r.string(s, sp, "reference"));
+    ROOFLINE_ASSIGN_OR_RETURN(src.read_on, r.string(s, sp, "read_on"));
+    const json* fields = nullptr;
+    ROOFLINE_ASSIGN_OR_RETURN(fields, r.member(s, sp, "fields"));
+    if (!fields->is_array() || fields->empty())
+      return r.error(sp + "/fields", "expected a non-empty array of field paths");
+    for (std::size_t k = 0; k < fields->size(); ++k) {
+      if (!(*fields)[k].is_string())
+        return r.error(detail::cat(sp, "/fields/", k), "expected a string");
+      src.fields.push_back((*fields)[k].get<std::string>());
+    }
+    c.sources.push_back(std::move(src));
+  }
+  ROOFLINE_RETURN_IF_ERROR(check_sources(r, c.sources, figures));
+  return c;
+}
+
+}  // namespace
+
+absl::StatusOr<Chip> parse_chip(std::string_view json_text, std::string_view origin) {
+  Reader r(origin);
+  json j = json::parse(json_text.begin(), json_text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    // Re-parse with exceptions only to recover nlohmann's located message.
+    try {
+      json ignored = json::parse(json_text.begin(), json_text.end());
+    (void)ignored;
+    } catch (const json::parse_error& e) {
+      return absl::InvalidArgumentError(
+          detail::cat(origin, ": byte ", e.byte, ": invalid JSON: ", e.what()));
+    }
+    return absl::InvalidArgumentError(detail::cat(origin, ": invalid JSON"));
+  }
+  return read_chip(r, j);
+}
+
+absl::StatusOr<Chip> load_chip(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(detail::cat(path, ": cannot open chip spec"));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return parse_chip(buf.str(), path);
+}
+
+std::string chip_to_json(const Chip& c) {
+  json j;
+  j["name"] = c.name;
+  j["display_name"] = c.display_name;
+  j["vendor"] = c.vendor;
+  j["kind"] = c.kind == ChipKind::kTpu ? "tpu" : "gpu";
+  j["device_names"] = c.device_names;
+  json peaks = json::object();
+  for (int i = 0; i < kPeakClassCount; ++i)
+    if (c.peak_flops_per_s[i] > 0)
+      peaks[std::string(peak_class_name(static_cast<PeakClass>(i)))] = c.peak_flops_per_s[i];
+  j["peak_flops_per_s"] = peaks;
+  j["hbm_bytes"] = c.hbm_bytes;
+  j["hbm_bytes_per_s"] = c.hbm_bytes_per_s;
+  json on_chip = json::object();
+  for (const OnChipMemory& m : c.on_chip) on_chip[m.name] = m.bytes;
+  j["on_chip"] = on_chip;
+  json wrap;
+  switch (c.ici.wrap) {
+    case WrapRule::kAlways: wrap["rule"] = "always"; break;
+    case WrapRule::kNever: wrap["rule"] = "never"; break;
+    case WrapRule::kAxisEquals: wrap["rule"] = "axis-equals"; wrap["axis_size"] = c.ici.wrap_axis_size; break;
+    case WrapRule::kAxisMultiple: wrap["rule"] = "axis-multiple"; wrap["axis_size"] = c.ici.wrap_axis_size; break;
+  }
+  j["interconnect"] = {{"topology", std::string(topology_name(c.ici.topology))},
+                       {"link_bytes_per_s", c.ici.link_bytes_per_s},
+                       {"links_per_chip", c.ici.links_per_chip},
+                       {"hop_latency_s", c.ici.hop_latency_s},
+                       {"wraparound", wrap},
+                       {"max_shape", c.ici.max_shape}};
+  j["dcn_bytes_per_s"] = c.dcn_bytes_per_s;
+  j["pcie_bytes_per_s"] = c.pcie_bytes_per_s;
+  j["chips_per_host"] = c.chips_per_host;
+  j["cores_per_chip"] = c.cores_per_chip;
+  json sources = json::array();
+  for (const SpecSource& s : c.sources)
+    sources.push_back({{"fields", s.fields}, {"reference", s.reference}, {"read_on", s.read_on}});
+  j["sources"] = sources;
+  return j.dump(2);
+}
+
+std::string_view topology_name(Topology t) {
+  switch (t) {
+    case Topology::kTorus2D: return "torus-2d";
+    case Topology::kTorus3D: return "torus-3d";
+    case Topology::kSwitch: return "switch";
+  }
+  return "?";
+}
+
+}  // namespace roofline

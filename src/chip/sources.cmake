@@ -1,0 +1,4 @@
+list(APPEND ROOFLINE_SOURCES
+  src/chip/dtype.cc
+  src/chip/chip_json.cc
+  src/chip/chip_registry.cc)

@@ -1,0 +1,117 @@
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+
+#include "roofline/detail/cat.hpp"
+#include "absl/strings/str_join.h"
+#include "src/cli/command.hpp"
+
+namespace roofline::cli {
+
+absl::StatusOr<Args> Args::parse(const std::vector<std::string>& argv,
+                                 const std::vector<OptionSpec>& spec) {
+  Args a;
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    const std::string& tok = argv[i];
+    if (tok.size() < 3 || tok.rfind("--", 0) != 0) {
+      a.positional_.push_back(tok);
+      continue;
+    }
+    std::string name = tok.substr(2), value;
+    bool inline_value = false;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      inline_value = true;
+    }
+    const OptionSpec* opt = nullptr;
+    for (const OptionSpec& o : spec)
+      if (o.name == name) opt = &o;
+    if (!opt) return absl::InvalidArgumentError(detail::cat("unknown option --", name));
+    if (opt->value_name.empty()) {
+      if (inline_value) return absl::InvalidArgumentError(detail::cat("--", name, " takes no value"));
+      value = "true";
+    } else if (!inline_value) {
+      if (i + 1 >= argv.size())
+        return absl::InvalidArgumentError(detail::cat("--", name, " needs a value (", opt->value_name, ")"));
+      value = argv[++i];
+    }
+    if (a.values_.count(name))
+      return absl::InvalidArgumentError(detail::cat("--", name, " given twice"));
+    a.values_[name] = value;
+  }
+  return a;
+}
+
+std::optional<std::string> Args::get(std::string_view name) const {
+  auto it = values_.find(std::string(name));
+  if (it == values_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string Args::get_or(std::string_view name, std::string fallback) const {
+  auto v = get(name);
+  return v ? *v : fallback;
+}
+
+absl::StatusOr<std::string> Args::require(std::string_view name) const {
+  auto v = get(name);
+  if (!v) return absl::InvalidArgumentError(detail::cat("missing required option --", name));
+  return *v;
+}
+
+absl::StatusOr<long long> Args::get_int(std::string_view name,
+                                        std::optional<long long> fallback) const {
+  auto v = get(name);
+  if (!v) {
+    if (fallback) return *fallback;
+    return absl::InvalidArgumentError(detail::cat("missing required option --", name));
+  }
+  errno = 0;
+  char* end = nullptr;
+  long long x = std::strtoll(v->c_str(), &end, 10);
+  if (v->empty() || *end != '\0' || errno == ERANGE) {
+    // Allow exponent forms people write for sizes, e.g. 1e9, when exact.
+    double d = std::strtod(v->c_str(), &end);
+    if (v->empty() || *end != '\0' || d != static_cast<double>(static_cast<long long>(d)) ||
+        d > 9.2e18 || d < -9.2e18)
+      return absl::InvalidArgumentError(
+          detail::cat("--", name, ": expected an integer, got '", *v, "'"));
+    x = static_cast<long long>(d);
+  }
+  return x;
+}
+
+absl::StatusOr<double> Args::get_double(std::string_view name,
+                                        std::optional<double> fallback) const {
+  auto v = get(name);
+  if (!v) {
+    if (fallback) return *fallback;
+    return absl::InvalidArgumentError(detail::cat("missing required option --", name));
+  }
+  char* end = nullptr;
+  double d = std::strtod(v->c_str(), &end);
+  if (v->empty() || *end != '\0')
+    return absl::InvalidArgumentError(detail::cat("--", name, ": expected a number, got '", *v, "'"));
+  return d;
+}
+
+absl::StatusOr<std::string> Args::format(const std::vector<std::string>& allowed) const {
+  std::string f = get_or("format", allowed.front());
+  for (const std::string& a : allowed)
+    if (a == f) return f;
+  return absl::InvalidArgumentError(
+      detail::cat("--format: expected one of ", absl::StrJoin(allowed, "|"), ", got '", f, "'"));
+}
+
+int fail(const absl::Status& status) {
+  std::fprintf(stderr, "roofline: %s\n", std::string(status.message()).c_str());
+  return absl::IsInvalidArgument(status) || absl::IsNotFound(status) ? 2 : 1;
+}
+
+int fail_usage(const std::string& message) {
+  std::fprintf(stderr, "roofline: %s\n", message.c_str());
+  return 2;
+}
+
+}  // namespace roofline::cli

@@ -1,0 +1,104 @@
+// roofline chips / roofline chip NAME|PATH
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "roofline/detail/cat.hpp"
+#include "absl/strings/str_join.h"
+#include "roofline/chip.hpp"
+#include "roofline/report/units.hpp"
+#include "src/cli/command.hpp"
+#include "src/cli/text_table.hpp"
+
+namespace roofline::cli {
+namespace {
+
+std::string peak_or_dash(const Chip& c, PeakClass p) {
+  return c.has(p) ? format_si(c.peak_flops_per_s[static_cast<int>(p)], "FLOP/s") : "-";
+}
+
+int run_chips(const Args& args) {
+  auto fmt = args.format({"text", "json"});
+  if (!fmt.ok()) return fail(fmt.status());
+  if (*fmt == "json") {
+    nlohmann::json out = nlohmann::json::array();
+    for (const Chip& c : embedded_chips()) out.push_back(nlohmann::json::parse(chip_to_json(c)));
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  using A = TextTable::Align;
+  TextTable t({{"chip"}, {"name"}, {"bf16", A::kRight}, {"fp8", A::kRight}, {"int8", A::kRight},
+               {"HBM", A::kRight}, {"HBM BW", A::kRight}, {"ridge bf16", A::kRight},
+               {"interconnect"}});
+  for (const Chip& c : embedded_chips()) {
+    char ridge[32];
+    std::snprintf(ridge, sizeof ridge, "%.0f FLOP/B", c.ridge_flops_per_byte(DType::kBF16));
+    std::string ic = detail::cat(topology_name(c.ici.topology), " ",
+                                  absl::StrJoin(c.ici.max_shape, "x"), ", ", c.ici.links_per_chip,
+                                  " x ", format_si(c.ici.link_bytes_per_s, "B/s"));
+    t.add_row({c.name, c.display_name, peak_or_dash(c, PeakClass::kBf16),
+               peak_or_dash(c, PeakClass::kFp8), peak_or_dash(c, PeakClass::kInt8),
+               format_bytes(c.hbm_bytes), format_si(c.hbm_bytes_per_s, "B/s"), ridge, ic});
+  }
+  std::printf("%s", t.render().c_str());
+  return 0;
+}
+
+int run_chip(const Args& args) {
+  auto fmt = args.format({"text", "json"});
+  if (!fmt.ok()) return fail(fmt.status());
+  if (args.positional().size() != 1)
+    return fail_usage("chip: expected exactly one chip name or spec path");
+  absl::StatusOr<Chip> c = resolve_chip(args.positional()[0]);
+  if (!c.ok()) return fail(c.status());
+  if (*fmt == "json") {
+    std::printf("%s\n", chip_to_json(*c).c_str());
+    return 0;
+  }
+  std::printf("%s (%s, %s)\n", c->name.c_str(), c->display_name.c_str(), c->vendor.c_str());
+  for (int i = 0; i < kPeakClassCount; ++i)
+    if (c->peak_flops_per_s[i] > 0) {
+      auto pc = static_cast<PeakClass>(i);
+      std::printf("  peak %-5s %14s   ridge %6.0f FLOP/B\n",
+                  std::string(peak_class_name(pc)).c_str(),
+                  format_si(c->peak_flops_per_s[i], "FLOP/s").c_str(),
+                  c->peak_flops_per_s[i] / c->hbm_bytes_per_s);
+    }
+  std::printf("  HBM        %14s at %s\n", format_bytes(c->hbm_bytes).c_str(),
+              format_si(c->hbm_bytes_per_s, "B/s").c_str());
+  for (const OnChipMemory& m : c->on_chip)
+    std::printf("  %-10s %14s\n", m.name.c_str(), format_bytes(m.bytes).c_str());
+  const Interconnect& ic = c->ici;
+  std::printf("  interconnect %s, max %s, %d links x %s one-way, %s per hop\n",
+              std::string(topology_name(ic.topology)).c_str(),
+              absl::StrJoin(ic.max_shape, "x").c_str(), ic.links_per_chip,
+              format_si(ic.link_bytes_per_s, "B/s").c_str(),
+              format_seconds(ic.hop_latency_s).c_str());
+  std::printf("  DCN %s, PCIe %s, %d chips per host, %d cores per chip\n",
+              format_si(c->dcn_bytes_per_s, "B/s").c_str(),
+              format_si(c->pcie_bytes_per_s, "B/s").c_str(), c->chips_per_host,
+              c->cores_per_chip);
+  std::printf("  sources:\n");
+  for (const SpecSource& s : c->sources)
+    std::printf("    - %s (read %s): %s\n", s.reference.c_str(), s.read_on.c_str(),
+                absl::StrJoin(s.fields, ", ").c_str());
+  return 0;
+}
+
+ROOFLINE_CLI_COMMAND({
+    .name = "chips",
+    .usage = "roofline chips [--format text|json]",
+    .summary = "List the chips compiled into roofline with their headline figures.",
+    .options = {{"format", "text|json", "output format (default text)"}},
+    .run = run_chips,
+});
+
+ROOFLINE_CLI_COMMAND({
+    .name = "chip",
+    .usage = "roofline chip NAME|PATH [--format text|json]",
+    .summary = "Show one chip spec: an embedded chip by name, or validate a JSON spec file.",
+    .options = {{"format", "text|json", "output format (default text)"}},
+    .run = run_chip,
+});
+
+}  // namespace
+}  // namespace roofline::cli

@@ -1,0 +1,174 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "roofline/chip.hpp"
+#include "tests/test_support.hpp"
+
+using nlohmann::json;
+using roofline::Chip;
+using roofline::DType;
+
+namespace {
+
+const std::set<std::string> kRequiredChips = {
+    "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-7x",
+    "h100-sxm", "h200", "b200", "a100-sxm", "mi300x"};
+
+}  // namespace
+
+TEST_CASE("chip: every required chip is embedded and every spec file loads") {
+  std::set<std::string> embedded;
+  for (const Chip& c : roofline::embedded_chips()) embedded.insert(c.name);
+  for (const std::string& name : kRequiredChips) CHECK(embedded.count(name) == 1);
+
+  for (const auto& entry : std::filesystem::directory_iterator(
+           std::filesystem::path(ROOFLINE_SOURCE_DIR) / "hardware")) {
+    INFO(entry.path().string());
+    absl::StatusOr<Chip> c = roofline::load_chip(entry.path().string());
+    REQUIRE(c.ok());
+    CHECK(c->name == entry.path().stem().string());
+    CHECK(c->has(roofline::PeakClass::kBf16));
+    CHECK(c->has(roofline::PeakClass::kInt8));
+    CHECK(c->has(roofline::PeakClass::kFp32));
+    CHECK(!c->sources.empty());
+    for (const auto& s : c->sources) CHECK(!s.read_on.empty());
+  }
+}
+
+TEST_CASE("chip: v5e figures are the scaling book's") {
+  const Chip& v5e = roofline::chip("tpu-v5e");
+  CHECK(v5e.peak_flops_per_s_for(DType::kBF16) == 1.97e14);
+  CHECK(v5e.peak_flops_per_s_for(DType::kS8) == 3.94e14);
+  CHECK(v5e.hbm_bytes_per_s == 8.2e11);
+  CHECK(v5e.ici.link_bytes_per_s == 4.5e10);
+  CHECK(v5e.ici.bidi_link_bytes_per_s() == 9e10);
+  CHECK(v5e.ici.topology == roofline::Topology::kTorus2D);
+  // v5e wraps only on axes of 16 (scaling book, TPU networking).
+  CHECK(v5e.ici.wraps(16));
+  CHECK_FALSE(v5e.ici.wraps(8));
+  CHECK(roofline::chip("tpu-v5p").ici.wraps(8));
+  CHECK_FALSE(roofline::chip("tpu-v5p").ici.wraps(2));
+}
+
+TEST_CASE("chip: ridge intensities match the book's critical intensities") {
+  // v5e: 1.97e14 / 8.2e11 = 240.2 FLOPs/byte (scaling book, roofline chapter).
+  CHECK(roofline::chip("tpu-v5e").ridge_flops_per_byte(DType::kBF16) ==
+        Approx(240.24).epsilon(1e-3));
+  // H100 SXM: 9.89e14 dense bf16 / 3.35e12 = 295; the book says "closer to 300".
+  const double h100 = roofline::chip("h100-sxm").ridge_flops_per_byte(DType::kBF16);
+  CHECK(h100 > 290);
+  CHECK(h100 < 300);
+}
+
+TEST_CASE("chip: an unknown name lists the known chips") {
+  auto c = roofline::find_chip("tpu-v5x");
+  REQUIRE_FALSE(c.ok());
+  CHECK_THAT(std::string(c.status().message()), Catch::Contains("tpu-v5e") &&
+                                                    Catch::Contains("h100-sxm") &&
+                                                    Catch::Contains("tpu-v5x"));
+  CHECK_THROWS_AS(roofline::chip("nope"), std::out_of_range);
+}
+
+TEST_CASE("chip: profiler device names map to chips") {
+  auto name_of = [](const char* dev) {
+    const Chip* c = roofline::chip_for_device_name(dev);
+    return c ? c->name : std::string("none");
+  };
+  CHECK(name_of("TPU v6 Lite") == "tpu-v6e");
+  CHECK(name_of("TPU v5 lite") == "tpu-v5e");
+  CHECK(name_of("NVIDIA H100 80GB HBM3") == "h100-sxm");
+  CHECK(name_of("NVIDIA B200") == "b200");
+  CHECK(name_of("AMD Instinct MI300X VF") == "mi300x");
+  CHECK(name_of("NVIDIA A100-SXM4-80GB") == "a100-sxm");
+  CHECK(name_of("Commodore 64") == "none");
+}
+
+TEST_CASE("chip: JSON round-trips") {
+  for (const Chip& c : roofline::embedded_chips()) {
+    INFO(c.name);
+    absl::StatusOr<Chip> back = roofline::parse_chip(roofline::chip_to_json(c), c.name);
+    REQUIRE(back.ok());
+    CHECK(back->peak_flops_per_s == c.peak_flops_per_s);
+    CHECK(back->hbm_bytes_per_s == c.hbm_bytes_per_s);
+    CHECK(back->ici.max_shape == c.ici.max_shape);
+    CHECK(back->ici.wrap == c.ici.wrap);
+    CHECK(back->sources.size() == c.sources.size());
+  }
+}
+
+TEST_CASE("chip: malformed specs are refused with the field named") {
+  const json base = json::parse(roofline::chip_to_json(roofline::chip("tpu-v5e")));
+  struct Broken {
+    const char* what;
+    std::function<void(json&)> mutate;
+    const char* message;
+  };
+  const std::vector<Broken> cases = {
+      {"negative bandwidth", [](json& j) { j["hbm_bytes_per_s"] = -8.2e11; },
+       "broken.json: /hbm_bytes_per_s: expected a positive number"},
+      {"zero peak", [](json& j) { j["peak_flops_per_s"]["bf16"] = 0; },
+       "/peak_flops_per_s/bf16: expected a positive number"},
+      {"unknown dtype", [](json& j) { j["peak_flops_per_s"]["bf17"] = 1e14; },
+       "/peak_flops_per_s/bf17: unknown dtype"},
+      {"wrong type", [](json& j) { j["hbm_bytes"] = "16 GB"; },
+       "/hbm_bytes: expected a positive number"},
+      {"missing field", [](json& j) { j.erase("hbm_bytes"); }, "/hbm_bytes: missing required field"},
+      {"missing bf16", [](json& j) { j["peak_flops_per_s"].erase("bf16"); },
+       "/peak_flops_per_s/bf16: missing required field"},
+      {"unknown field", [](json& j) { j["hbm_bandwidth"] = 1; }, "/hbm_bandwidth: unknown field"},
+      {"bad topology", [](json& j) { j["interconnect"]["topology"] = "torus-4d"; },
+       "/interconnect/topology: expected one of"},
+      {"shape rank", [](json& j) { j["interconnect"]["max_shape"] = {16, 16, 16}; },
+       "/interconnect/max_shape: a torus-2d needs 2 dimension(s)"},
+      {"fractional links", [](json& j) { j["interconnect"]["links_per_chip"] = 2.5; },
+       "/interconnect/links_per_chip: expected a positive integer"},
+      {"wrap rule", [](json& j) { j["interconnect"]["wraparound"] = {{"rule", "sometimes"}}; },
+       "/interconnect/wraparound/rule"},
+      {"wrap size", [](json& j) { j["interconnect"]["wraparound"] = {{"rule", "axis-equals"}}; },
+       "/interconnect/wraparound/axis_size: missing required field"},
+      {"unsourced figure",
+       [](json& j) {
+         for (auto& s : j["sources"]) {
+           json kept = json::array();
+           for (auto& f : s["fields"])
+             if (f != "hbm_bytes_per_s") kept.push_back(f);
+           if (kept.empty()) kept.push_back("name");
+           s["fields"] = kept;
+         }
+       },
+       "/sources: no source backs 'hbm_bytes_per_s'"},
+      {"no sources", [](json& j) { j["sources"] = json::array(); }, "/sources: expected a non-empty array"},
+      {"not an object", [](json& j) { j = json::array(); }, "broken.json: /: expected an object"},
+  };
+  for (const Broken& b : cases) {
+    INFO(b.what);
+    json j = base;
+    b.mutate(j);
+    absl::StatusOr<Chip> c = roofline::parse_chip(j.dump(), "broken.json");
+    REQUIRE_FALSE(c.ok());
+    CHECK_THAT(std::string(c.status().message()), Catch::Contains(b.message));
+  }
+}
+
+TEST_CASE("chip: a file that is not JSON names the file and the byte") {
+  const auto path = std::filesystem::temp_directory_path() / "roofline_chip_test_truncated.json";
+  {
+    std::ofstream out(path);
+    out << R"({"name": "x", "hbm_bytes": )";
+  }
+  absl::StatusOr<Chip> c = roofline::load_chip(path.string());
+  REQUIRE_FALSE(c.ok());
+  CHECK_THAT(std::string(c.status().message()),
+             Catch::Contains(path.string()) && Catch::Contains("byte"));
+  std::filesystem::remove(path);
+
+  absl::StatusOr<Chip> missing = roofline::load_chip("/nonexistent/chip.json");
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(std::string(missing.status().message()), Catch::Contains("/nonexistent/chip.json"));
+}

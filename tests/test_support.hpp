@@ -1,0 +1,33 @@
+// Shared helpers for the tests: where the real profiles are, and how a test
+// that needs them skips (CTest reports exit code 4 as "Skipped").
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace roofline::testing {
+
+inline std::filesystem::path shared_real_dir() {
+  return std::filesystem::path(ROOFLINE_SHARED_DIR) / "data" / "real";
+}
+
+inline std::filesystem::path test_data(const std::string& name) {
+  return std::filesystem::path(ROOFLINE_TEST_DATA) / name;
+}
+
+// Ends this test process with CTest's skip code when the real traces are not
+// beside the checkout, saying why.
+inline std::filesystem::path require_real(const std::string& relative) {
+  const auto p = shared_real_dir() / relative;
+  if (!std::filesystem::exists(p)) {
+    std::printf("SKIPPED: %s is absent (the real profiles live in ../shared/data/real beside the checkout)\n",
+                p.string().c_str());
+    std::fflush(stdout);
+    std::_Exit(4);
+  }
+  return p;
+}
+
+}  // namespace roofline::testing
