@@ -1,0 +1,1 @@
+roofline_add_fuzzer(chip_spec_fuzz chip_spec_fuzz.cc)
