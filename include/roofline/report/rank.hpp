@@ -1,0 +1,39 @@
+// The two ranked lists a reader wants first: where the most time went
+// against the roofline, and which ops are furthest below it.
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "roofline/report/report.hpp"
+
+namespace roofline {
+
+// Ops with a prediction, most time lost (measured - predicted) first.
+inline std::vector<const OpReport*> ops_by_time_lost(const Report& r, std::size_t n) {
+  std::vector<const OpReport*> out;
+  for (const OpReport& op : r.ops)
+    if (op.predicted) out.push_back(&op);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const OpReport* a, const OpReport* b) { return a->lost_s > b->lost_s; });
+  if (out.size() > n) out.resize(n);
+  return out;
+}
+
+// Ops with a prediction, largest measured/predicted ratio first. Ops under
+// `min_share` of the measured time are left out: a 2 us op at 50x its
+// roofline is launch overhead, not a lead worth following.
+inline std::vector<const OpReport*> ops_furthest_below_roofline(const Report& r, std::size_t n,
+                                                                double min_share = 0.001) {
+  std::vector<const OpReport*> out;
+  const double total = r.summary.measured_s;
+  for (const OpReport& op : r.ops)
+    if (op.predicted && op.predicted_s > 0 && (total <= 0 || op.measured_s >= min_share * total))
+      out.push_back(&op);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const OpReport* a, const OpReport* b) { return a->ratio > b->ratio; });
+  if (out.size() > n) out.resize(n);
+  return out;
+}
+
+}  // namespace roofline

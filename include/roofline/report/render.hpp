@@ -1,0 +1,30 @@
+// Renders a Report for a terminal (text), a README or PR (Markdown),
+// programs (JSON, CSV: one row per op) and people (a self-contained HTML
+// page with a roofline plot, no network access needed). docs/report.md
+// documents every JSON key.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "roofline/report/report.hpp"
+
+namespace roofline {
+
+enum class ReportFormat : unsigned char { kText, kMarkdown, kJson, kCsv, kHtml };
+
+std::optional<ReportFormat> parse_report_format(std::string_view name);  // text|md|json|csv|html
+
+struct RenderOptions {
+  int top = 15;  // rows in the ranked lists of text and Markdown (JSON/CSV/HTML list every op)
+};
+
+std::string render_report(const Report& report, ReportFormat format, RenderOptions options = {});
+std::string render_text(const Report& report, RenderOptions options = {});
+std::string render_markdown(const Report& report, RenderOptions options = {});
+std::string render_json(const Report& report);
+std::string render_csv(const Report& report);
+std::string render_html(const Report& report);
+
+}  // namespace roofline

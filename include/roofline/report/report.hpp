@@ -1,0 +1,116 @@
+// Expected vs observed: one measured profile joined with the roofline of
+// every op in it. Built by `make_report()` (report/join.hpp), rendered by
+// report/render.hpp. All times are totals over the op's occurrences on the
+// selected device(s), in seconds.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "roofline/predict.hpp"
+
+namespace roofline {
+
+// How an op's cost was found; `kUnmatched` ops keep their measured time and
+// say why in `OpReport::reason`.
+enum class MatchSource : unsigned char {
+  kHloModule,    // instruction found in an HLO module (embedded HloProto or --hlo)
+  kOpHloText,    // the op's own HLO text recorded by the profiler
+  kInputDims,    // a PyTorch kernel's launching op and its Input Dims
+  kCollectiveArgs, // NCCL/RCCL kernel args: message size and group size
+  kXlaStats,     // only XLA's recorded flops/bytes were available
+  kUnmatched,
+};
+std::string_view match_source_name(MatchSource m);
+
+struct OpReport {
+  std::string name;
+  std::string module;
+  std::string category;   // compute / collective / data movement / ... (report categories)
+  std::string hlo_category;  // finer category when known (e.g. "loop fusion", "matmul")
+  std::int64_t count = 0;
+  double measured_s = 0;    // total self time
+  bool predicted = false;   // false: unmatched or unknown cost (see reason)
+  MatchSource match = MatchSource::kUnmatched;
+  std::string reason;       // why not predicted, or caveats of the match
+  // Totals over occurrences of our own cost model.
+  double flops = 0;
+  double hbm_bytes = 0;
+  double ici_bytes = 0;
+  double t_math_s = 0;
+  double t_hbm_s = 0;
+  double t_ici_s = 0;
+  double predicted_s = 0;   // roofline lower bound, max of the three per occurrence
+  Bound bound = Bound::kMemory;
+  DType dtype = DType::kBF16;
+  // What XLA itself recorded for one occurrence, when the trace has it.
+  std::optional<double> xla_flops;
+  std::optional<double> xla_bytes;
+  // Derived: ratio = measured / predicted (>= 1 means slower than the
+  // roofline); achieved rates and their utilisation of the chip's peaks.
+  double ratio = 0;
+  double achieved_flops_per_s = 0;
+  double achieved_bytes_per_s = 0;
+  double flop_util = 0;   // achieved FLOP/s / peak of the op's dtype
+  double bw_util = 0;     // achieved HBM bytes/s / HBM bandwidth
+  double lost_s = 0;      // measured - predicted (time lost against the roofline)
+  // What-if on --target-chip.
+  std::optional<double> target_predicted_s;
+  std::optional<Bound> target_bound;
+};
+
+struct CategoryTime {
+  std::string category;
+  double measured_s = 0;
+  double predicted_s = 0;
+  std::int64_t ops = 0;
+};
+
+struct DeviceSummary {
+  int id = 0;
+  std::string name;
+  std::string chip;   // our chip name, or empty when unknown
+  double busy_s = 0;
+  double idle_s = 0;
+  double duty_cycle = 0;
+};
+
+struct StepSummary {
+  std::string name;
+  double measured_s = 0;
+};
+
+struct ReportSummary {
+  double measured_s = 0;      // device busy time covered by the report's ops
+  double wall_s = 0;          // first op start to last op end on the device(s)
+  double predicted_s = 0;     // sum of predicted lower bounds (matched ops)
+  double matched_measured_s = 0;  // measured time of the ops that have a prediction
+  double unmatched_s = 0;
+  double model_flops = 0;     // our FLOPs over matched ops
+  double hardware_flops = 0;  // equal to model_flops unless remat is known
+  double mfu = 0;             // model_flops / (wall_s * peak of dominant dtype)
+  double hfu = 0;
+  std::string mfu_convention; // says which peak and which time
+  double duty_cycle = 0;
+  double idle_s = 0;
+  std::vector<CategoryTime> by_category;
+  std::vector<StepSummary> steps;
+};
+
+struct Report {
+  std::string trace_path;
+  std::string chip;           // chip the prediction used
+  std::string chip_source;    // "detected from device name 'TPU v6 Lite'" or "--chip"
+  std::string target_chip;    // what-if chip, empty when none
+  std::string dominant_dtype; // dtype whose peak MFU uses
+  double peak_flops_per_s = 0;
+  double hbm_bytes_per_s = 0;
+  std::vector<DeviceSummary> devices;
+  ReportSummary summary;
+  std::vector<OpReport> ops;  // sorted by measured time, largest first
+  std::vector<std::string> notes;  // caveats worth a reader's attention
+};
+
+}  // namespace roofline

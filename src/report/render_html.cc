@@ -1,0 +1,259 @@
+// One self-contained HTML page: inline CSS, an inline SVG roofline plot and
+// time breakdown drawn here in C++, and a few lines of inline JS to sort the
+// op table. Nothing is fetched, so the page works offline and attached to a
+// bug. The page records script errors in <body data-errors> and sets
+// data-ready="ok" when its script has run, which the Chromium test reads.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "roofline/report/rank.hpp"
+#include "roofline/report/render.hpp"
+#include "roofline/report/units.hpp"
+
+namespace roofline {
+namespace {
+
+std::string esc(const std::string& s) {
+  std::string out;
+  for (char c : s) switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  return out;
+}
+
+std::string num(double v, int sig = 6) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", sig, v);
+  return buf;
+}
+
+const char* bound_color(Bound b) {
+  switch (b) {
+    case Bound::kCompute: return "#2b6cb0";
+    case Bound::kMemory: return "#dd6b20";
+    case Bound::kCommunication: return "#2f855a";
+  }
+  return "#718096";
+}
+
+// Log-log axes mapping data to the plot's pixel box.
+struct LogAxis {
+  double lo, hi;       // decades: 10^lo .. 10^hi
+  double p0, p1;       // pixels
+  double at(double v) const {
+    const double l = std::clamp(std::log10(v), lo, hi);
+    return p0 + (l - lo) / (hi - lo) * (p1 - p0);
+  }
+};
+
+std::string roofline_svg(const Report& r) {
+  const double peak = r.peak_flops_per_s, bw = r.hbm_bytes_per_s;
+  const double ridge = bw > 0 ? peak / bw : 1;
+  double imin = ridge / 100, imax = ridge * 100, ymin = peak / 1e4;
+  for (const OpReport& op : r.ops) {
+    if (!op.predicted || op.flops <= 0 || op.hbm_bytes <= 0 || op.measured_s <= 0) continue;
+    imin = std::min(imin, op.flops / op.hbm_bytes);
+    imax = std::max(imax, op.flops / op.hbm_bytes);
+    ymin = std::min(ymin, op.flops / op.measured_s);
+  }
+  const double W = 760, H = 460, L = 70, R = 20, T = 20, B = 50;
+  LogAxis x{std::floor(std::log10(imin)), std::ceil(std::log10(imax)), L, W - R};
+  LogAxis y{std::floor(std::log10(ymin)), std::ceil(std::log10(peak * 1.5)), H - B, T};
+  std::string s = "<svg id=\"roofline-plot\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " +
+                  num(W) + " " + num(H) + "\" role=\"img\" aria-label=\"roofline plot\">\n";
+  // Grid and decade labels.
+  for (double d = x.lo; d <= x.hi; ++d) {
+    const double px = x.at(std::pow(10, d));
+    s += "<line class=\"grid\" x1=\"" + num(px) + "\" y1=\"" + num(T) + "\" x2=\"" + num(px) +
+         "\" y2=\"" + num(H - B) + "\"/><text class=\"tick\" x=\"" + num(px) + "\" y=\"" +
+         num(H - B + 16) + "\" text-anchor=\"middle\">1e" + num(d) + "</text>\n";
+  }
+  for (double d = y.lo; d <= y.hi; ++d) {
+    const double py = y.at(std::pow(10, d));
+    s += "<line class=\"grid\" x1=\"" + num(L) + "\" y1=\"" + num(py) + "\" x2=\"" + num(W - R) +
+         "\" y2=\"" + num(py) + "\"/><text class=\"tick\" x=\"" + num(L - 6) + "\" y=\"" +
+         num(py + 4) + "\" text-anchor=\"end\">1e" + num(d) + "</text>\n";
+  }
+  s += "<text class=\"axis\" x=\"" + num((L + W - R) / 2) + "\" y=\"" + num(H - 12) +
+       "\" text-anchor=\"middle\">arithmetic intensity (FLOP / HBM byte)</text>\n";
+  s += "<text class=\"axis\" transform=\"rotate(-90)\" x=\"" + num(-(T + H - B) / 2) +
+       "\" y=\"16\" text-anchor=\"middle\">achieved FLOP/s</text>\n";
+  // Roofs: bandwidth slope up to the ridge, flat compute roof after it.
+  const double x0 = std::pow(10, x.lo), x1 = std::pow(10, x.hi);
+  s += "<polyline class=\"roof\" points=\"" + num(x.at(x0)) + "," + num(y.at(x0 * bw)) + " " +
+       num(x.at(ridge)) + "," + num(y.at(peak)) + " " + num(x.at(x1)) + "," + num(y.at(peak)) +
+       "\"/>\n";
+  s += "<circle class=\"ridge\" cx=\"" + num(x.at(ridge)) + "\" cy=\"" + num(y.at(peak)) +
+       "\" r=\"4\"><title>ridge point: " + num(ridge, 4) + " FLOP/B</title></circle>\n";
+  s += "<text class=\"label\" x=\"" + num(x.at(ridge) + 6) + "\" y=\"" + num(y.at(peak) - 6) +
+       "\">" + esc(r.dominant_dtype) + " peak " + esc(format_si(peak, "FLOP/s")) + ", ridge " +
+       num(ridge, 3) + " FLOP/B</text>\n";
+  s += "<text class=\"label\" x=\"" + num(x.at(x0) + 6) + "\" y=\"" + num(y.at(x0 * bw) - 8) +
+       "\">HBM " + esc(format_si(bw, "B/s")) + "</text>\n";
+  // One mark per predicted op; ops with no FLOPs sit on the bottom edge,
+  // drawn hollow, so every predicted op is visible.
+  double tmax = 0;
+  for (const OpReport& op : r.ops) tmax = std::max(tmax, op.measured_s);
+  for (std::size_t i = 0; i < r.ops.size(); ++i) {
+    const OpReport& op = r.ops[i];
+    if (!op.predicted) continue;
+    const bool placed = op.flops > 0 && op.hbm_bytes > 0 && op.measured_s > 0;
+    const double px = placed ? x.at(op.flops / op.hbm_bytes) : x.at(x0);
+    const double py = placed ? y.at(op.flops / op.measured_s) : y.at(std::pow(10, y.lo));
+    const double rad = 3 + 14 * std::sqrt(tmax > 0 ? op.measured_s / tmax : 0);
+    s += std::string("<circle class=\"op-mark") + (placed ? "" : " hollow") + "\" data-op=\"" +
+         std::to_string(i) + "\" cx=\"" + num(px) + "\" cy=\"" + num(py) + "\" r=\"" + num(rad, 3) +
+         "\" style=\"--c:" + bound_color(op.bound) + "\"><title>" + esc(op.name) + " (" +
+         esc(op.module) + ")\nmeasured " + esc(format_seconds(op.measured_s)) + ", roofline " +
+         esc(format_seconds(op.predicted_s)) + " (" + num(op.ratio, 3) + "x), " +
+         std::string(bound_name(op.bound)) + "-bound</title></circle>\n";
+  }
+  s += "</svg>\n";
+  return s;
+}
+
+std::string category_bar(const Report& r) {
+  static const char* kColors[] = {"#2b6cb0", "#dd6b20", "#2f855a", "#805ad5", "#d69e2e",
+                                  "#319795", "#c53030", "#a0aec0"};
+  const double total = r.summary.wall_s;
+  std::string bar = "<div class=\"bar\">", legend = "<ul class=\"legend\">";
+  std::size_t i = 0;
+  for (const CategoryTime& c : r.summary.by_category) {
+    const double share = total > 0 ? c.measured_s / total : 0;
+    const char* color = c.category == "idle" ? "#e2e8f0" : kColors[i++ % 8];
+    bar += "<span style=\"width:" + num(100 * share, 4) + "%;background:" + color +
+           "\" title=\"" + esc(c.category) + " " + esc(format_percent(share)) + "\"></span>";
+    legend += "<li><i style=\"background:" + std::string(color) + "\"></i>" + esc(c.category) +
+              " " + esc(format_seconds(c.measured_s)) + " (" + esc(format_percent(share)) + ")</li>";
+  }
+  return bar + "</div>" + legend + "</ul>";
+}
+
+std::string op_rows(const Report& r) {
+  std::string s;
+  for (std::size_t i = 0; i < r.ops.size(); ++i) {
+    const OpReport& op = r.ops[i];
+    auto cell = [](const std::string& text, const std::string& key) {
+      return "<td data-v=\"" + esc(key) + "\">" + esc(text) + "</td>";
+    };
+    const bool p = op.predicted;
+    s += "<tr data-op=\"" + std::to_string(i) + "\">" + cell(op.name, op.name) +
+         cell(op.module, op.module) + cell(op.category, op.category) +
+         cell(std::to_string(op.count), std::to_string(op.count)) +
+         cell(format_seconds(op.measured_s), num(op.measured_s)) +
+         cell(p ? format_seconds(op.predicted_s) : "-", p ? num(op.predicted_s) : "-1") +
+         cell(p ? num(op.ratio, 3) + "x" : "-", p ? num(op.ratio) : "-1") +
+         cell(p ? std::string(bound_name(op.bound)) : "unknown", p ? std::string(bound_name(op.bound)) : "~") +
+         cell(p ? format_seconds(op.lost_s) : "-", p ? num(op.lost_s) : "-1") +
+         cell(p ? format_percent(op.flop_util) : "-", p ? num(op.flop_util) : "-1") +
+         cell(p ? format_percent(op.bw_util) : "-", p ? num(op.bw_util) : "-1") +
+         cell(op.xla_flops ? format_si(*op.xla_flops, "FLOP") : "-", num(op.xla_flops.value_or(-1))) +
+         cell(p ? format_si(op.flops / std::max<double>(1, static_cast<double>(op.count)), "FLOP") : "-",
+              num(p ? op.flops / std::max<double>(1, static_cast<double>(op.count)) : -1)) +
+         cell(p ? "" : op.reason, p ? "" : op.reason) + "</tr>\n";
+  }
+  return s;
+}
+
+constexpr const char* kStyle = R"css(
+body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1a202c;padding:0 16px}
+h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px}
+.muted{color:#4a5568}.kpis{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0}
+.kpi{border:1px solid #e2e8f0;border-radius:6px;padding:8px 12px;min-width:140px}
+.kpi b{display:block;font-size:20px}
+svg{width:100%;height:auto;border:1px solid #e2e8f0;border-radius:6px;background:#fff}
+.grid{stroke:#edf2f7}.tick{font-size:11px;fill:#4a5568}.axis{font-size:12px;fill:#2d3748}
+.roof{fill:none;stroke:#1a202c;stroke-width:2}.ridge{fill:#1a202c}.label{font-size:11px;fill:#1a202c}
+.op-mark{fill:var(--c);fill-opacity:.45;stroke:var(--c);stroke-width:1.5}
+.op-mark.hollow{fill:none}.op-mark.hot{fill-opacity:.9;stroke:#000}
+.bar{display:flex;height:22px;border-radius:4px;overflow:hidden;border:1px solid #e2e8f0}
+.bar span{display:block;height:100%}
+.legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:14px;margin:8px 0}
+.legend i{display:inline-block;width:10px;height:10px;margin-right:5px;border-radius:2px}
+table{border-collapse:collapse;width:100%;font-size:12.5px}
+th,td{padding:4px 6px;border-bottom:1px solid #edf2f7;text-align:left;vertical-align:top}
+th{cursor:pointer;background:#f7fafc;position:sticky;top:0}th:hover{background:#edf2f7}
+td:nth-child(n+4):nth-child(-n+13){text-align:right;white-space:nowrap}
+tr.hot{background:#fefcbf}.notes li{margin:4px 0}
+)css";
+
+// Sorting keeps the DOM rows and re-appends them; mark hover links a row and
+// its plot point.
+constexpr const char* kScript = R"js(
+(function(){
+  var errs=[];window.addEventListener('error',function(e){errs.push(String(e.message));document.body.dataset.errors=errs.join('; ');});
+  var table=document.getElementById('ops');var body=table.tBodies[0];
+  Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,col){
+    th.addEventListener('click',function(){
+      var asc=th.dataset.dir!=='asc';th.dataset.dir=asc?'asc':'desc';
+      var rows=Array.prototype.slice.call(body.rows);
+      rows.sort(function(a,b){
+        var x=a.cells[col].dataset.v,y=b.cells[col].dataset.v,nx=parseFloat(x),ny=parseFloat(y);
+        var c=(!isNaN(nx)&&!isNaN(ny))?nx-ny:String(x).localeCompare(String(y));
+        return asc?c:-c;});
+      rows.forEach(function(r){body.appendChild(r);});
+    });
+  });
+  function hot(id,on){
+    var m=document.querySelector('.op-mark[data-op="'+id+'"]');if(m)m.classList.toggle('hot',on);
+    var r=body.querySelector('tr[data-op="'+id+'"]');if(r)r.classList.toggle('hot',on);}
+  document.querySelectorAll('[data-op]').forEach(function(el){
+    el.addEventListener('mouseenter',function(){hot(el.dataset.op,true);});
+    el.addEventListener('mouseleave',function(){hot(el.dataset.op,false);});});
+  document.body.dataset.ready='ok';
+})();
+)js";
+
+}  // namespace
+
+std::string render_html(const Report& r) {
+  const ReportSummary& s = r.summary;
+  int predicted = 0;
+  for (const OpReport& op : r.ops) predicted += op.predicted;
+  const double eff = s.matched_measured_s > 0 ? s.predicted_s / s.matched_measured_s : 0;
+  std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                  "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+                  "<title>roofline report: " + esc(r.trace_path) + "</title><style>" + kStyle +
+                  "</style></head>\n<body data-errors=\"\">\n";
+  h += "<h1>roofline report</h1><div class=\"muted\">" + esc(r.trace_path) + " &middot; chip " +
+       esc(r.chip) + (r.chip_source.empty() ? "" : " (" + esc(r.chip_source) + ")") + " &middot; " +
+       std::to_string(r.devices.size()) + " device(s)</div>\n";
+  auto kpi = [](const std::string& label, const std::string& value) {
+    return "<div class=\"kpi\"><b>" + esc(value) + "</b>" + esc(label) + "</div>";
+  };
+  h += "<div class=\"kpis\">" + kpi("measured busy", format_seconds(s.measured_s)) +
+       kpi("roofline of predicted ops", format_seconds(s.predicted_s)) +
+       kpi("of roofline speed", format_percent(eff)) + kpi("MFU", format_percent(s.mfu)) +
+       kpi("duty cycle", format_percent(s.duty_cycle)) +
+       kpi("ops predicted", std::to_string(predicted) + " / " + std::to_string(r.ops.size())) +
+       "</div>\n";
+  h += "<div class=\"muted\">MFU convention: " + esc(s.mfu_convention) + "</div>\n";
+  h += "<h2>Roofline</h2><p class=\"muted\">One point per predicted op at its arithmetic intensity "
+       "and achieved FLOP/s, sized by its measured time; colour is the predicted bound "
+       "(<span style=\"color:#2b6cb0\">compute</span>, <span style=\"color:#dd6b20\">memory</span>, "
+       "<span style=\"color:#2f855a\">communication</span>). Hollow points have no FLOPs.</p>\n";
+  h += roofline_svg(r);
+  h += "<h2>Where the time went</h2>" + category_bar(r) + "\n";
+  h += "<h2>Ops</h2><p class=\"muted\">Click a column to sort. ratio = measured / roofline lower "
+       "bound; lost = measured &minus; roofline.</p>\n<table id=\"ops\"><thead><tr>"
+       "<th>op</th><th>module</th><th>category</th><th>count</th><th>measured</th>"
+       "<th>roofline</th><th>ratio</th><th>bound</th><th>lost</th><th>FLOP util</th>"
+       "<th>BW util</th><th>XLA FLOPs/op</th><th>our FLOPs</th><th>why no prediction</th>"
+       "</tr></thead><tbody>\n" + op_rows(r) + "</tbody></table>\n";
+  if (!r.notes.empty()) {
+    h += "<h2>Notes</h2><ul class=\"notes\">";
+    for (const std::string& n : r.notes) h += "<li>" + esc(n) + "</li>";
+    h += "</ul>\n";
+  }
+  h += std::string("<script>") + kScript + "</script>\n</body></html>\n";
+  return h;
+}
+
+}  // namespace roofline

@@ -1,0 +1,279 @@
+// Text (terminal) and Markdown: the same sections, headline figures first,
+// then where the time went, then the ops worth a look, then what could not
+// be predicted and why.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "roofline/report/rank.hpp"
+#include "roofline/report/render.hpp"
+#include "roofline/report/units.hpp"
+
+namespace roofline {
+namespace {
+
+std::string fixed(double v, int decimals) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string ratio_text(double r) { return r > 0 ? fixed(r, r >= 10 ? 0 : 2) + "x" : "-"; }
+
+// A table both renderers can print: text aligns columns with spaces,
+// Markdown writes pipes.
+struct Table {
+  std::vector<std::string> header;
+  std::vector<bool> right;  // right-aligned columns
+  std::vector<std::vector<std::string>> rows;
+};
+
+std::size_t display_width(const std::string& s) {
+  std::size_t w = 0;
+  for (unsigned char c : s) w += (c & 0xC0) != 0x80;
+  return w;
+}
+
+std::string clip(const std::string& s, std::size_t max) {
+  if (display_width(s) <= max) return s;
+  return s.substr(0, max - 3) + "...";
+}
+
+std::string table_text(const Table& t) {
+  std::vector<std::size_t> w(t.header.size());
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = display_width(t.header[i]);
+  for (const auto& r : t.rows)
+    for (std::size_t i = 0; i < w.size() && i < r.size(); ++i) w[i] = std::max(w[i], display_width(r[i]));
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string l = "  ";
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      const std::string c = i < cells.size() ? cells[i] : "";
+      const std::string pad(w[i] - display_width(c), ' ');
+      if (i) l += "  ";
+      l += t.right[i] ? pad + c : c + pad;
+    }
+    while (!l.empty() && l.back() == ' ') l.pop_back();
+    out += l + "\n";
+  };
+  line(t.header);
+  std::vector<std::string> rule;
+  for (std::size_t x : w) rule.push_back(std::string(x, '-'));
+  line(rule);
+  for (const auto& r : t.rows) line(r);
+  return out;
+}
+
+std::string md_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string table_markdown(const Table& t) {
+  std::string out = "|";
+  for (const auto& h : t.header) out += " " + md_escape(h) + " |";
+  out += "\n|";
+  for (std::size_t i = 0; i < t.header.size(); ++i) out += t.right[i] ? "---:|" : "---|";
+  out += "\n";
+  for (const auto& r : t.rows) {
+    out += "|";
+    for (const auto& c : r) out += " " + md_escape(c) + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+Table op_table(const std::vector<const OpReport*>& ops, bool with_target) {
+  Table t;
+  t.header = {"op", "module", "count", "measured", "roofline", "ratio", "bound", "lost",
+              "FLOP util", "BW util"};
+  t.right = {false, false, true, true, true, true, false, true, true, true};
+  if (with_target) {
+    t.header.push_back("on target");
+    t.right.push_back(true);
+  }
+  for (const OpReport* op : ops) {
+    std::vector<std::string> row = {clip(op->name, 48),
+                                    clip(op->module, 32),
+                                    std::to_string(op->count),
+                                    format_seconds(op->measured_s),
+                                    op->predicted ? format_seconds(op->predicted_s) : "-",
+                                    op->predicted ? ratio_text(op->ratio) : "-",
+                                    op->predicted ? std::string(bound_name(op->bound)) : "unknown",
+                                    op->predicted ? format_seconds(op->lost_s) : "-",
+                                    op->predicted ? format_percent(op->flop_util) : "-",
+                                    op->predicted ? format_percent(op->bw_util) : "-"};
+    if (with_target)
+      row.push_back(op->target_predicted_s ? format_seconds(*op->target_predicted_s) : "-");
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+struct Section {
+  std::string title;
+  std::string intro;
+  Table table;
+};
+
+std::vector<std::string> headline_lines(const Report& r) {
+  const ReportSummary& s = r.summary;
+  std::vector<std::string> l;
+  l.push_back("chip: " + r.chip + (r.chip_source.empty() ? "" : " (" + r.chip_source + ")") +
+              ", " + r.dominant_dtype + " peak " + format_si(r.peak_flops_per_s, "FLOP/s") +
+              ", HBM " + format_si(r.hbm_bytes_per_s, "B/s"));
+  std::string devs = std::to_string(r.devices.size()) + " device(s):";
+  for (std::size_t i = 0; i < r.devices.size() && i < 4; ++i)
+    devs += (i ? ", " : " ") + r.devices[i].name;
+  if (r.devices.size() > 4) devs += ", ...";
+  l.push_back(devs);
+  l.push_back("measured busy time " + format_seconds(s.measured_s) + " over a wall span of " +
+              format_seconds(s.wall_s) + "; duty cycle " + format_percent(s.duty_cycle) +
+              ", idle " + format_seconds(s.idle_s));
+  const double eff = s.matched_measured_s > 0 ? s.predicted_s / s.matched_measured_s : 0;
+  l.push_back("roofline of the predicted ops " + format_seconds(s.predicted_s) + " vs measured " +
+              format_seconds(s.matched_measured_s) + ": they run at " + format_percent(eff) +
+              " of roofline speed");
+  l.push_back("MFU " + format_percent(s.mfu) + ", HFU " + format_percent(s.hfu) + " (" +
+              s.mfu_convention + ")");
+  if (s.unmatched_s > 0 || std::any_of(r.ops.begin(), r.ops.end(),
+                                       [](const OpReport& o) { return !o.predicted; })) {
+    int n = 0;
+    for (const OpReport& o : r.ops) n += !o.predicted;
+    l.push_back(std::to_string(n) + " op(s) without a prediction account for " +
+                format_seconds(s.unmatched_s) + " (listed at the end with the reason)");
+  }
+  if (!r.target_chip.empty()) {
+    double target = 0;
+    for (const OpReport& o : r.ops) target += o.target_predicted_s.value_or(0);
+    l.push_back("what-if on " + r.target_chip + ": the predicted ops' roofline would be " +
+                format_seconds(target) + " (vs " + format_seconds(s.predicted_s) + " on " + r.chip + ")");
+  }
+  return l;
+}
+
+std::vector<Section> sections(const Report& r, const RenderOptions& o) {
+  std::vector<Section> out;
+  const bool target = !r.target_chip.empty();
+  const std::size_t top = static_cast<std::size_t>(std::max(1, o.top));
+
+  Table cat;
+  cat.header = {"category", "ops", "measured", "share", "roofline"};
+  cat.right = {false, true, true, true, true};
+  for (const CategoryTime& c : r.summary.by_category)
+    cat.rows.push_back({c.category, std::to_string(c.ops), format_seconds(c.measured_s),
+                        format_percent(r.summary.wall_s > 0 ? c.measured_s / r.summary.wall_s : 0),
+                        c.predicted_s > 0 ? format_seconds(c.predicted_s) : "-"});
+  out.push_back({"Where the time went", "share of the wall span; idle is time no op ran", cat});
+
+  if (!r.summary.steps.empty()) {
+    Table steps;
+    steps.header = {"step", "measured"};
+    steps.right = {false, true};
+    for (const StepSummary& s : r.summary.steps)
+      steps.rows.push_back({s.name, format_seconds(s.measured_s)});
+    out.push_back({"Steps", "", steps});
+  }
+
+  out.push_back({"Most time lost against the roofline",
+                 "lost = measured - roofline lower bound, summed over occurrences",
+                 op_table(ops_by_time_lost(r, top), target)});
+  out.push_back({"Furthest below their roofline",
+                 "ratio = measured / roofline; ops under 0.1% of the time are left out",
+                 op_table(ops_furthest_below_roofline(r, top), target)});
+
+  std::vector<const OpReport*> by_time;
+  for (const OpReport& op : r.ops) by_time.push_back(&op);
+  if (by_time.size() > top) by_time.resize(top);
+  out.push_back({"Top ops by measured time", "", op_table(by_time, target)});
+
+  Table un;
+  un.header = {"op", "module", "count", "measured", "why no prediction"};
+  un.right = {false, false, true, true, false};
+  std::size_t shown = 0, total = 0;
+  for (const OpReport& op : r.ops)
+    if (!op.predicted) {
+      ++total;
+      if (shown++ < top)
+        un.rows.push_back({clip(op.name, 48), clip(op.module, 32), std::to_string(op.count),
+                           format_seconds(op.measured_s), op.reason});
+    }
+  if (total > 0)
+    out.push_back({"Ops without a prediction",
+                   total > shown ? std::to_string(total) + " in all; the largest " +
+                                       std::to_string(shown) + " by time"
+                                 : "",
+                   un});
+  return out;
+}
+
+}  // namespace
+
+std::string render_text(const Report& r, RenderOptions o) {
+  std::string out = "roofline report: " + r.trace_path + "\n\n";
+  for (const std::string& l : headline_lines(r)) out += "  " + l + "\n";
+  for (const Section& s : sections(r, o)) {
+    out += "\n" + s.title + (s.intro.empty() ? "" : " (" + s.intro + ")") + "\n";
+    out += table_text(s.table);
+  }
+  if (!r.notes.empty()) {
+    out += "\nNotes\n";
+    for (const std::string& n : r.notes) out += "  - " + n + "\n";
+  }
+  return out;
+}
+
+std::string render_markdown(const Report& r, RenderOptions o) {
+  std::string out = "# roofline report: `" + r.trace_path + "`\n\n";
+  for (const std::string& l : headline_lines(r)) out += "- " + md_escape(l) + "\n";
+  for (const Section& s : sections(r, o)) {
+    out += "\n## " + s.title + "\n\n";
+    if (!s.intro.empty()) out += s.intro + ".\n\n";
+    out += table_markdown(s.table);
+  }
+  if (!r.notes.empty()) {
+    out += "\n## Notes\n\n";
+    for (const std::string& n : r.notes) out += "- " + md_escape(n) + "\n";
+  }
+  return out;
+}
+
+std::optional<ReportFormat> parse_report_format(std::string_view name) {
+  if (name == "text") return ReportFormat::kText;
+  if (name == "md" || name == "markdown") return ReportFormat::kMarkdown;
+  if (name == "json") return ReportFormat::kJson;
+  if (name == "csv") return ReportFormat::kCsv;
+  if (name == "html") return ReportFormat::kHtml;
+  return std::nullopt;
+}
+
+std::string render_report(const Report& r, ReportFormat f, RenderOptions o) {
+  switch (f) {
+    case ReportFormat::kText: return render_text(r, o);
+    case ReportFormat::kMarkdown: return render_markdown(r, o);
+    case ReportFormat::kJson: return render_json(r);
+    case ReportFormat::kCsv: return render_csv(r);
+    case ReportFormat::kHtml: return render_html(r);
+  }
+  return {};
+}
+
+std::string_view match_source_name(MatchSource m) {
+  switch (m) {
+    case MatchSource::kHloModule: return "hlo-module";
+    case MatchSource::kOpHloText: return "op-hlo-text";
+    case MatchSource::kInputDims: return "input-dims";
+    case MatchSource::kCollectiveArgs: return "collective-args";
+    case MatchSource::kXlaStats: return "xla-stats";
+    case MatchSource::kUnmatched: return "unmatched";
+  }
+  return "?";
+}
+
+}  // namespace roofline

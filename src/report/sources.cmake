@@ -1,0 +1,5 @@
+list(APPEND ROOFLINE_SOURCES
+  src/report/render_json.cc
+  src/report/render_csv.cc
+  src/report/render_text.cc
+  src/report/render_html.cc)
