@@ -13,6 +13,18 @@ absl::StatusOr<Args> Args::parse(const std::vector<std::string>& argv,
   Args a;
   for (std::size_t i = 0; i < argv.size(); ++i) {
     const std::string& tok = argv[i];
+    if (tok.size() == 2 && tok[0] == '-' && tok[1] != '-') {
+      const OptionSpec* opt = nullptr;
+      for (const OptionSpec& o : spec)
+        if (!o.short_name.empty() && o.short_name == tok.substr(1)) opt = &o;
+      if (!opt) return absl::InvalidArgumentError(detail::cat("unknown option ", tok));
+      if (i + 1 >= argv.size())
+        return absl::InvalidArgumentError(detail::cat(tok, " needs a value (", opt->value_name, ")"));
+      if (a.values_.count(opt->name))
+        return absl::InvalidArgumentError(detail::cat(tok, " given twice"));
+      a.values_[opt->name] = argv[++i];
+      continue;
+    }
     if (tok.size() < 3 || tok.rfind("--", 0) != 0) {
       a.positional_.push_back(tok);
       continue;

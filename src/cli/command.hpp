@@ -19,6 +19,7 @@ struct OptionSpec {
   std::string name;          // without the leading "--"
   std::string value_name;    // "N", "NAME|PATH"; empty for a flag
   std::string help;
+  std::string short_name = {};  // "o" for -o
 };
 
 // Parsed command line of one subcommand: positionals and --name value pairs

@@ -137,9 +137,13 @@ std::vector<std::string> headline_lines(const Report& r) {
               format_seconds(s.wall_s) + "; duty cycle " + format_percent(s.duty_cycle) +
               ", idle " + format_seconds(s.idle_s));
   const double eff = s.matched_measured_s > 0 ? s.predicted_s / s.matched_measured_s : 0;
-  l.push_back("roofline of the predicted ops " + format_seconds(s.predicted_s) + " vs measured " +
+  l.push_back("roofline of the predicted ops " + format_seconds(s.predicted_s) + " vs their measured " +
               format_seconds(s.matched_measured_s) + ": they run at " + format_percent(eff) +
               " of roofline speed");
+  if (s.async_predicted_s > 0)
+    l.push_back("async transfers (not in the line above): exposed waits " +
+                format_seconds(s.async_measured_s) + " against a transfer roofline of " +
+                format_seconds(s.async_predicted_s));
   l.push_back("MFU " + format_percent(s.mfu) + ", HFU " + format_percent(s.hfu) + " (" +
               s.mfu_convention + ")");
   if (s.unmatched_s > 0 || std::any_of(r.ops.begin(), r.ops.end(),

@@ -30,9 +30,13 @@ struct OpReport {
   std::string module;
   std::string category;   // compute / collective / data movement / ... (report categories)
   std::string hlo_category;  // finer category when known (e.g. "loop fusion", "matmul")
+  std::string shapes;        // eager kernels: the launching op's Input Dims
   std::int64_t count = 0;
   double measured_s = 0;    // total self time
   bool predicted = false;   // false: unmatched or unknown cost (see reason)
+  // The -done of an async transfer: measured is the exposed wait, predicted
+  // the whole transfer; kept out of the summary's measured-vs-roofline totals.
+  bool async = false;
   MatchSource match = MatchSource::kUnmatched;
   std::string reason;       // why not predicted, or caveats of the match
   // Totals over occurrences of our own cost model.
@@ -77,26 +81,48 @@ struct DeviceSummary {
   double duty_cycle = 0;
 };
 
+// One step as the trace marks it (device "Steps" line, or Kineto's
+// ProfilerStep#N), with the ops that ran inside it.
 struct StepSummary {
   std::string name;
+  int device = 0;
+  double measured_s = 0;   // the step's duration
+  double busy_s = 0;       // op self time inside it
+  double predicted_s = 0;  // roofline of the predicted ops inside it
+  double model_flops = 0;
+  double mfu = 0;          // model_flops / (measured_s x peak)
+};
+
+// The ops of one HLO module (or one launching framework op for eager
+// kernels), totalled.
+struct ModuleSummary {
+  std::string name;
+  std::int64_t ops = 0;
   double measured_s = 0;
+  double predicted_s = 0;   // predicted ops only
+  double matched_measured_s = 0;
+  double model_flops = 0;
 };
 
 struct ReportSummary {
-  double measured_s = 0;      // device busy time covered by the report's ops
-  double wall_s = 0;          // first op start to last op end on the device(s)
+  // Times over several devices are device-seconds: summed over devices.
+  double measured_s = 0;      // device busy time (at least one op running)
+  double wall_s = 0;          // first op start to last op end, per device
   double predicted_s = 0;     // sum of predicted lower bounds (matched ops)
   double matched_measured_s = 0;  // measured time of the ops that have a prediction
   double unmatched_s = 0;
-  double model_flops = 0;     // our FLOPs over matched ops
-  double hardware_flops = 0;  // equal to model_flops unless remat is known
-  double mfu = 0;             // model_flops / (wall_s * peak of dominant dtype)
-  double hfu = 0;
+  double async_measured_s = 0;    // exposed waits of async transfers (-done ops)
+  double async_predicted_s = 0;   // roofline of those transfers
+  double model_flops = 0;     // our FLOPs over predicted ops, rematerialised ones excluded
+  double hardware_flops = 0;  // our FLOPs over predicted ops, all of them
+  double mfu = 0;             // model_flops / (wall_s * peak of the dominant dtype)
+  double hfu = 0;             // hardware_flops / (wall_s * the same peak)
   std::string mfu_convention; // says which peak and which time
   double duty_cycle = 0;
   double idle_s = 0;
   std::vector<CategoryTime> by_category;
   std::vector<StepSummary> steps;
+  std::vector<ModuleSummary> modules;  // by measured time, largest first
 };
 
 struct Report {

@@ -37,7 +37,11 @@ inline std::string format_bytes(double b) { return format_si(b, "B"); }
 inline std::string format_percent(double fraction) {
   if (!std::isfinite(fraction)) return "-";
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * fraction);
+  // Small shares keep two significant digits so 0.04% does not read as 0.
+  if (fraction != 0 && std::fabs(fraction) < 0.001)
+    std::snprintf(buf, sizeof buf, "%.2g%%", 100 * fraction);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100 * fraction);
   return buf;
 }
 

@@ -1,0 +1,100 @@
+// roofline report: a measured trace against the roofline of every op in it.
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "roofline/hlo/reader.hpp"
+#include "roofline/report/join.hpp"
+#include "roofline/report/render.hpp"
+#include "roofline/trace/read.hpp"
+#include "src/cli/command.hpp"
+
+namespace roofline::cli {
+namespace {
+
+absl::StatusOr<std::vector<HloModule>> read_modules(const std::string& list) {
+  std::vector<HloModule> out;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    const std::string path = list.substr(start, end - start);
+    if (!path.empty()) {
+      auto m = read_hlo_file(path);
+      if (!m.ok()) return m.status();
+      out.push_back(*std::move(m));
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+int run(const Args& args) {
+  if (args.positional().size() != 1)
+    return fail_usage("report: expected one trace (a file or a profile directory)");
+  auto fmt_name = args.format({"text", "md", "json", "csv", "html"});
+  if (!fmt_name.ok()) return fail(fmt_name.status());
+  const ReportFormat format = *parse_report_format(*fmt_name);
+  auto top = args.get_int("top", 15);
+  if (!top.ok()) return fail(top.status());
+  if (*top < 1) return fail_usage("--top: expected a positive integer");
+
+  ReportOptions options;
+  Chip chip, target;
+  if (auto name = args.get("chip")) {
+    auto c = resolve_chip(*name);
+    if (!c.ok()) return fail(c.status());
+    chip = *std::move(c);
+    options.chip = &chip;
+  }
+  if (auto name = args.get("target-chip")) {
+    auto c = resolve_chip(*name);
+    if (!c.ok()) return fail(c.status());
+    target = *std::move(c);
+    options.target_chip = &target;
+  }
+  if (args.has("device")) {
+    auto d = args.get_int("device", std::nullopt);
+    if (!d.ok()) return fail(d.status());
+    options.device_id = static_cast<int>(*d);
+  }
+  std::vector<HloModule> modules;
+  if (auto list = args.get("hlo")) {
+    auto m = read_modules(*list);
+    if (!m.ok()) return fail(m.status());
+    modules = *std::move(m);
+    options.hlo_modules = &modules;
+  }
+  auto trace = read_trace(args.positional()[0]);
+  if (!trace.ok()) return fail(trace.status());
+  auto report = make_report(*trace, options);
+  if (!report.ok()) return fail(report.status());
+  const std::string text = render_report(*report, format, RenderOptions{.top = static_cast<int>(*top)});
+  if (auto out = args.get("output")) {
+    std::ofstream f(*out, std::ios::binary);
+    if (!f || !(f << text) || !f.flush())
+      return fail(absl::PermissionDeniedError("cannot write " + *out));
+    return 0;
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
+ROOFLINE_CLI_COMMAND({
+    .name = "report",
+    .usage = "roofline report TRACE [--hlo FILE[,FILE]] [--chip NAME|PATH] [--target-chip NAME|PATH] "
+             "[--device N] [--top N] [--format text|md|json|csv|html] [-o FILE]",
+    .summary = "Expected vs observed: every op of a measured trace against its roofline, with MFU.",
+    .options = {{"hlo", "FILE[,FILE]", "HLO text or HloProto modules to cost the trace's ops from"},
+                {"chip", "NAME|PATH", "predict on this chip (default: detected from the trace)"},
+                {"target-chip", "NAME|PATH", "what-if: also predict every op on this chip"},
+                {"device", "N", "only device N (default: all devices, times summed)"},
+                {"top", "N", "rows in the ranked lists of text and md output (default 15)"},
+                {"format", "text|md|json|csv|html", "output format (default text)"},
+                {"output", "FILE", "write to FILE instead of stdout", "o"}},
+    .run = run,
+});
+
+}  // namespace
+}  // namespace roofline::cli
