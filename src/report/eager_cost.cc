@@ -38,6 +38,19 @@ std::optional<Inputs> parse_inputs(const CallInfo& call) {
       in.dims.emplace_back();
       continue;
     }
+    // A TensorList argument (aten::cat) is a list of shapes: each is a tensor.
+    if (e.front().is_array()) {
+      for (const auto& t : e) {
+        if (!t.is_array()) return std::nullopt;
+        Dims dims;
+        for (const auto& x : t) {
+          if (!x.is_number_integer() || x.get<std::int64_t>() < 0) return std::nullopt;
+          dims.push_back(x.get<std::int64_t>());
+        }
+        in.dims.emplace_back(std::move(dims));
+      }
+      continue;
+    }
     Dims dims;
     for (const auto& x : e) {
       if (!x.is_number_integer() || x.get<std::int64_t>() < 0) return std::nullopt;
@@ -262,7 +275,8 @@ Prediction with_peak(Prediction p, double peak_flops_per_s, const Chip& chip) {
 }
 
 OpCost cost_from_input_dims(const CallInfo& call, const std::string& kernel) {
-  if (call.launcher.empty()) return unmatched("no launching framework op (no correlation to a cpu_op)");
+  if (call.launcher.empty())
+    return unmatched("no launching framework op recorded for this kernel");
   if (call.input_dims.empty())
     return unmatched(cat(call.launcher, ": the trace has no Input Dims (record_shapes=False)"));
   std::optional<Inputs> in = parse_inputs(call);

@@ -57,6 +57,7 @@ OpCost cost_from_hlo(const HloInstruction& instruction) {
       ends_with(instruction.operand(0).opcode_name, "-start")) {
     OpCost out = plain_cost(instruction.operand(0));
     out.async_done = true;
+    out.shape = to_string_no_layout(instruction.shape);
     out.note = cat("async: the transfer of ", instruction.operand(0).name,
                    "; the time here is the exposed wait", out.note.empty() ? "" : "; ", out.note);
     return out;
@@ -79,6 +80,7 @@ OpCost plain_cost(const HloInstruction& instruction) {
   const HloCost c = cost(instruction);
   OpCost out;
   out.hlo_category = std::string(category_name(c.category));
+  out.shape = to_string_no_layout(instruction.shape);
   if (c.flags.unknown_custom_call) {
     out.note = cat("custom call '", instruction.attribute("custom_call_target"),
                    "' has no cost model (a kernel XLA cannot see into)");

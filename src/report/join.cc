@@ -93,6 +93,7 @@ struct Group {
   std::uint32_t call = kNoCall;      // eager kernels: the launching op and its shapes
   std::map<std::uint32_t, std::int64_t> per_kernel;  // OpInfo -> occurrences
   std::int64_t self_ps = 0;
+  std::vector<std::int64_t> samples_ps;  // self time of each event (per kernel, not per op run)
   bool xla = false;
 };
 
@@ -126,7 +127,8 @@ OpCost find_cost(const Trace& t, const Group& g, ModuleIndex& modules) {
       x.note = cat("instruction ", op.name, " not found in the HLO modules, and no XLA cost figures");
     return x;
   }
-  if (g.call != kNoCall) {
+  const bool transfer = op.category == "gpu_memcpy" || op.category == "gpu_memset";
+  if (g.call != kNoCall && !transfer) {
     const CallInfo& call = t.calls[g.call];
     OpCost c = call.collective.empty() ? detail::cost_from_input_dims(call, op.name)
                                        : detail::cost_from_collective_args(call);
@@ -134,8 +136,12 @@ OpCost find_cost(const Trace& t, const Group& g, ModuleIndex& modules) {
     return detail::cost_from_xla_stats(op);
   }
   OpCost c = detail::cost_from_xla_stats(op);
-  if (!c.predict && op.category == "gpu_memcpy") c.note = "memory copy: transfers are not modelled";
-  if (!c.predict && op.category == "gpu_memset") c.note = "memset: not modelled";
+  if (c.predict) return c;
+  if (op.category == "gpu_memcpy") c.note = "memory copy: host/device transfers are not modelled";
+  else if (op.category == "gpu_memset") c.note = "memset (often inside a library call): not modelled";
+  else if (!g.xla)
+    c.note = "no launching op recorded for this kernel (e.g. queued before the host trace began), "
+             "so no shapes to cost it from";
   return c;
 }
 
@@ -219,6 +225,7 @@ absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& opti
       Group& g = groups[it->second];
       g.per_kernel[e.op] += 1;
       g.self_ps += e.self_ps;
+      g.samples_ps.push_back(e.self_ps);
       event_group[di][ei] = static_cast<std::int32_t>(it->second);
     }
   }
@@ -234,11 +241,24 @@ absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& opti
     OpReport o;
     o.name = op.name;
     o.module = g.xla ? op.module : eager_module(trace, g);
+    // Two jit functions of one name are two programs: XLA's own "name(id)".
+    if (g.xla && op.program_id) o.module += cat("(", *op.program_id, ")");
     if (g.call != kNoCall) o.shapes = trace.calls[g.call].input_dims;
     o.category = std::string(op_class_name(op.op_class));
     o.hlo_category = op.category;
     for (const auto& [k, n] : g.per_kernel) o.count = std::max(o.count, n);
     o.measured_s = static_cast<double>(g.self_ps) * 1e-12;
+    if (!g.samples_ps.empty()) {
+      std::vector<std::int64_t> v = g.samples_ps;
+      auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+      std::nth_element(v.begin(), mid, v.end());
+      double median = static_cast<double>(*mid);
+      if (v.size() % 2 == 0) median = (median + static_cast<double>(*std::max_element(v.begin(), mid))) / 2;
+      // An op that runs as several kernels has no per-run samples to take
+      // a median of: report its mean run instead.
+      if (g.per_kernel.size() > 1) median = static_cast<double>(g.self_ps) / static_cast<double>(o.count);
+      o.median_s = median * 1e-12;
+    }
     if (op.flops) o.xla_flops = static_cast<double>(*op.flops);
     if (op.bytes_accessed) o.xla_bytes = static_cast<double>(*op.bytes_accessed);
     if (g.per_kernel.size() > 1) o.reason = cat(g.per_kernel.size(), " kernels; ");
@@ -247,6 +267,7 @@ absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& opti
     o.match = c.source;
     o.reason += c.note;
     if (!c.hlo_category.empty()) o.hlo_category = c.hlo_category;
+    if (!c.shape.empty()) o.shapes = c.shape;
     if (c.predict) {
       const Prediction p = c.predict(*chip);
       const double n = static_cast<double>(o.count);

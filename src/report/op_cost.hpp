@@ -20,6 +20,7 @@ struct OpCost {
   std::function<Prediction(const Chip&)> predict;
   std::string note;
   std::string hlo_category;
+  std::string shape;  // HLO ops: the result shape
   // Rematerialised work counts in hardware FLOPs, not in model FLOPs.
   bool rematerialised = false;
   // The -done of an async pair: its measured time is the wait for a

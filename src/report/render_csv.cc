@@ -32,7 +32,7 @@ std::string render_csv(const Report& r) {
   std::string out =
       "name,module,category,hlo_category,count,measured_s,predicted_s,t_math_s,t_hbm_s,t_ici_s,"
       "bound,ratio,flop_util,bw_util,lost_s,flops,hbm_bytes,xla_flops,xla_bytes,match,reason,"
-      "target_predicted_s\n";
+      "target_predicted_s,shapes\n";
   for (const OpReport& op : r.ops) {
     const bool p = op.predicted;
     out += quote(op.name) + "," + quote(op.module) + "," + quote(op.category) + "," +
@@ -44,7 +44,7 @@ std::string render_csv(const Report& r) {
            (p ? num(op.lost_s) : "") + "," + (p ? num(op.flops) : "") + "," +
            (p ? num(op.hbm_bytes) : "") + "," + opt(op.xla_flops) + "," + opt(op.xla_bytes) + "," +
            std::string(match_source_name(op.match)) + "," + quote(op.reason) + "," +
-           opt(op.target_predicted_s) + "\n";
+           opt(op.target_predicted_s) + "," + quote(op.shapes) + "\n";
   }
   return out;
 }

@@ -144,7 +144,9 @@ std::string op_rows(const Report& r) {
       return "<td data-v=\"" + esc(key) + "\">" + esc(text) + "</td>";
     };
     const bool p = op.predicted;
-    s += "<tr data-op=\"" + std::to_string(i) + "\">" + cell(op.name, op.name) +
+    s += "<tr data-op=\"" + std::to_string(i) + "\">" +
+         "<td data-v=\"" + esc(op.name) + "\">" + esc(op.name) +
+         (op.shapes.empty() ? "" : "<div class=\"shape\">" + esc(op.shapes) + "</div>") + "</td>" +
          cell(op.module, op.module) + cell(op.category, op.category) +
          cell(std::to_string(op.count), std::to_string(op.count)) +
          cell(format_seconds(op.measured_s), num(op.measured_s)) +
@@ -181,7 +183,7 @@ table{border-collapse:collapse;width:100%;font-size:12.5px}
 th,td{padding:4px 6px;border-bottom:1px solid #edf2f7;text-align:left;vertical-align:top}
 th{cursor:pointer;background:#f7fafc;position:sticky;top:0}th:hover{background:#edf2f7}
 td:nth-child(n+4):nth-child(-n+13){text-align:right;white-space:nowrap}
-tr.hot{background:#fefcbf}.notes li{margin:4px 0}
+tr.hot{background:#fefcbf}.shape{color:#718096;font-size:11px;word-break:break-all}.notes li{margin:4px 0}
 )css";
 
 // Sorting keeps the DOM rows and re-appends them; mark hover links a row and

@@ -33,6 +33,7 @@ struct OpReport {
   std::string shapes;        // eager kernels: the launching op's Input Dims
   std::int64_t count = 0;
   double measured_s = 0;    // total self time
+  double median_s = 0;      // median self time of one occurrence
   bool predicted = false;   // false: unmatched or unknown cost (see reason)
   // The -done of an async transfer: measured is the exposed wait, predicted
   // the whole transfer; kept out of the summary's measured-vs-roofline totals.

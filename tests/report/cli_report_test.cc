@@ -1,0 +1,69 @@
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli_support.hpp"
+#include "tests/test_support.hpp"
+
+using roofline::testing::run_cli;
+
+TEST_CASE("cli report: JSON with the documented keys") {
+  const std::string trace = roofline::testing::test_data("trace/kineto_small.json").string();
+  auto r = run_cli("report '" + trace + "' --format json");
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["chip"] == "h100-sxm");
+  CHECK(j["devices"].size() == 1);
+  CHECK(j["summary"].contains("mfu"));
+  CHECK(j["ops"].size() == 4);
+}
+
+TEST_CASE("cli report: every format renders, -o writes a file") {
+  const std::string trace = roofline::testing::test_data("trace/kineto_small.json").string();
+  for (const char* f : {"text", "md", "csv", "html"}) {
+    INFO(f);
+    auto r = run_cli("report '" + trace + "' --format " + f);
+    CHECK(r.exit_code == 0);
+    CHECK_FALSE(r.out.empty());
+  }
+  const auto out = std::filesystem::temp_directory_path() / ("roofline_report_" + std::to_string(::getpid()) + ".html");
+  auto r = run_cli("report '" + trace + "' --format html -o '" + out.string() + "'");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.empty());
+  std::ifstream in(out);
+  std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(html, Catch::StartsWith("<!DOCTYPE html>"));
+  std::filesystem::remove(out);
+}
+
+TEST_CASE("cli report: what-if on another chip") {
+  const std::string trace = roofline::testing::test_data("trace/kineto_small.json").string();
+  auto r = run_cli("report '" + trace + "' --target-chip b200 --format json");
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["target_chip"] == "b200");
+  bool any = false;
+  for (const auto& op : j["ops"]) any = any || op["target_predicted_s"].is_number();
+  CHECK(any);
+}
+
+TEST_CASE("cli report: bad input is one clear line") {
+  auto missing = run_cli("report /nonexistent/trace.json");
+  CHECK(missing.exit_code != 0);
+  CHECK_THAT(missing.err, Catch::Contains("/nonexistent/trace.json"));
+  const std::string trace = roofline::testing::test_data("trace/kineto_small.json").string();
+  auto fmt = run_cli("report '" + trace + "' --format pdf");
+  CHECK(fmt.exit_code != 0);
+  CHECK_THAT(fmt.err, Catch::Contains("--format"));
+  auto chip = run_cli("report '" + trace + "' --target-chip tpu-v9");
+  CHECK(chip.exit_code != 0);
+  CHECK_THAT(chip.err, Catch::Contains("unknown chip"));
+  auto dev = run_cli("report '" + trace + "' --device 3");
+  CHECK(dev.exit_code != 0);
+  CHECK_THAT(dev.err, Catch::Contains("no device 3"));
+}

@@ -1,0 +1,129 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "roofline/collectives/collective.hpp"
+#include "roofline/hlo/reader.hpp"
+#include "roofline/report/join.hpp"
+#include "roofline/trace/read.hpp"
+#include "tests/test_support.hpp"
+
+using roofline::Bound;
+using roofline::MatchSource;
+using roofline::OpReport;
+
+namespace {
+
+const OpReport& find_op(const roofline::Report& r, const std::string& name_part) {
+  auto it = std::find_if(r.ops.begin(), r.ops.end(), [&](const OpReport& o) {
+    return o.name.find(name_part) != std::string::npos;
+  });
+  REQUIRE(it != r.ops.end());
+  return *it;
+}
+
+roofline::Report small_kineto_report(const roofline::ReportOptions& o = {}) {
+  auto t = roofline::read_trace(roofline::testing::test_data("trace/kineto_small.json").string());
+  REQUIRE(t.ok());
+  auto r = roofline::make_report(*t, o);
+  REQUIRE(r.ok());
+  return *r;
+}
+
+}  // namespace
+
+TEST_CASE("join: a PyTorch GEMM is costed from its launching aten::mm Input Dims") {
+  const roofline::Report r = small_kineto_report();
+  CHECK(r.chip == "h100-sxm");
+  const OpReport& mm = find_op(r, "gemm");
+  CHECK(mm.match == MatchSource::kInputDims);
+  CHECK(mm.module == "aten::mm");
+  // aten::mm [64,128] @ [128,256] bf16: FLOPs 2*64*128*256; bytes (64*128 + 128*256 + 64*256) * 2.
+  CHECK(mm.flops == 2.0 * 64 * 128 * 256);
+  CHECK(mm.hbm_bytes == (64.0 * 128 + 128.0 * 256 + 64.0 * 256) * 2);
+  const roofline::Chip& h100 = roofline::chip("h100-sxm");
+  CHECK(mm.predicted_s == Approx(mm.hbm_bytes / h100.hbm_bytes_per_s));  // memory-bound at this size
+  CHECK(mm.bound == Bound::kMemory);
+  CHECK(mm.measured_s == Approx(30.5e-6));
+  CHECK(mm.ratio == Approx(30.5e-6 / mm.predicted_s));
+  CHECK(mm.lost_s == Approx(30.5e-6 - mm.predicted_s));
+}
+
+TEST_CASE("join: an NCCL kernel is timed by the collective model from its args") {
+  const roofline::Report r = small_kineto_report();
+  const OpReport& ar = find_op(r, "AllReduce");
+  CHECK(ar.match == MatchSource::kCollectiveArgs);
+  CHECK(ar.category == "collective");
+  // 1,048,576 bf16 elements = 2,097,152 bytes all-reduced over 8 GPUs.
+  const auto t = roofline::collective_time_on_group(roofline::CollectiveKind::kAllReduce, 2097152.0, 8,
+                                                    roofline::chip("h100-sxm"));
+  CHECK(ar.t_ici_s == Approx(t.t_ici_s));
+  CHECK(ar.predicted_s == Approx(t.t_ici_s));
+  CHECK(ar.bound == Bound::kCommunication);
+}
+
+TEST_CASE("join: ops without a cost are kept with their time and a reason") {
+  const roofline::Report r = small_kineto_report();
+  const OpReport& copy = find_op(r, "Memcpy");
+  CHECK_FALSE(copy.predicted);
+  CHECK(copy.measured_s == Approx(4e-6));
+  CHECK_THAT(copy.reason, Catch::Contains("not modelled"));
+  CHECK(r.summary.unmatched_s == Approx(4e-6));
+  // Every op is listed: measured time adds up to the self time of all op events.
+  double total = 0;
+  for (const OpReport& o : r.ops) total += o.measured_s;
+  CHECK(total == Approx(30.5e-6 + 10e-6 + 50e-6 + 4e-6));
+}
+
+TEST_CASE("join: --chip overrides the detected chip and says so; --target-chip re-predicts") {
+  roofline::ReportOptions o;
+  o.chip = &roofline::chip("a100-sxm");
+  o.target_chip = &roofline::chip("b200");
+  const roofline::Report r = small_kineto_report(o);
+  CHECK(r.chip == "a100-sxm");
+  CHECK(r.target_chip == "b200");
+  REQUIRE_FALSE(r.notes.empty());
+  CHECK_THAT(r.notes.front(), Catch::Contains("h100-sxm"));
+  const OpReport& mm = find_op(r, "gemm");
+  REQUIRE(mm.target_predicted_s.has_value());
+  // Memory-bound: the what-if scales with HBM bandwidth, 2.04e12 -> 8e12 B/s.
+  CHECK(*mm.target_predicted_s ==
+        Approx(mm.hbm_bytes / roofline::chip("b200").hbm_bytes_per_s));
+}
+
+TEST_CASE("join: a device that is not in the trace is an error naming the devices") {
+  auto t = roofline::read_trace(roofline::testing::test_data("trace/kineto_small.json").string());
+  REQUIRE(t.ok());
+  roofline::ReportOptions o;
+  o.device_id = 7;
+  auto r = roofline::make_report(*t, o);
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(std::string(r.status().message()), Catch::Contains("no device 7"));
+}
+
+TEST_CASE("join: a jax profile's ops are matched to the HLO embedded in its XPlane") {
+  auto t = roofline::read_trace(roofline::testing::test_data("trace/jax_cpu").string());
+  REQUIRE(t.ok());
+  roofline::ReportOptions o;
+  o.chip = &roofline::chip("tpu-v5e");  // an XLA:CPU run: no chip to detect
+  auto r = roofline::make_report(*t, o);
+  REQUIRE(r.ok());
+  REQUIRE_FALSE(r->ops.empty());
+  for (const OpReport& op : r->ops) {
+    INFO(op.name);
+    CHECK(op.match == MatchSource::kHloModule);
+    CHECK(op.predicted);
+  }
+  const OpReport& dot = find_op(*r, "dot");
+  CHECK(dot.flops > 0);
+  CHECK(dot.hlo_category == "matmul");
+}
+
+TEST_CASE("join: without a chip in the trace or on the command line the error says --chip") {
+  auto t = roofline::read_trace(roofline::testing::test_data("trace/jax_cpu").string());
+  REQUIRE(t.ok());
+  auto r = roofline::make_report(*t, {});
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(std::string(r.status().message()), Catch::Contains("--chip"));
+}
