@@ -241,10 +241,9 @@ absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& opti
     OpReport o;
     o.name = op.name;
     o.module = g.xla ? op.module : eager_module(trace, g);
-    // Two jit functions of one name are two programs: XLA's own "name(id)".
-    if (g.xla && op.program_id) o.module += cat("(", *op.program_id, ")");
     if (g.call != kNoCall) o.shapes = trace.calls[g.call].input_dims;
     o.category = std::string(op_class_name(op.op_class));
+    std::replace(o.category.begin(), o.category.end(), '_', ' ');
     o.hlo_category = op.category;
     for (const auto& [k, n] : g.per_kernel) o.count = std::max(o.count, n);
     o.measured_s = static_cast<double>(g.self_ps) * 1e-12;
@@ -285,7 +284,7 @@ absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& opti
       o.async = c.async_done;
       // A hidden transfer loses no time; an exposed one loses what it waited beyond its roofline.
       o.lost_s = o.async ? std::max(0.0, o.measured_s - o.predicted_s) : o.measured_s - o.predicted_s;
-      if (o.measured_s > 0) {
+      if (o.measured_s > 0 && !o.async) {
         o.achieved_flops_per_s = o.flops / o.measured_s;
         o.achieved_bytes_per_s = o.hbm_bytes / o.measured_s;
         const double peak = peak_for(*chip, p.dtype);
@@ -306,6 +305,19 @@ absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& opti
       o.reason = "no cost found";
     }
     r.ops.push_back(std::move(o));
+  }
+
+  // Two jit functions of one name are two programs: name them as XLA's
+  // "XLA Modules" line does, "name(program id)", but only where it matters.
+  {
+    std::map<std::string, std::set<std::uint64_t>> programs;
+    for (const Group& g : groups)
+      if (g.xla && trace.ops[g.op].program_id) programs[trace.ops[g.op].module].insert(*trace.ops[g.op].program_id);
+    for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+      const OpInfo& op = trace.ops[groups[gi].op];
+      if (groups[gi].xla && op.program_id && programs[op.module].size() > 1)
+        r.ops[gi].module += cat("(", *op.program_id, ")");
+    }
   }
 
   // Summary over the selected devices.

@@ -105,8 +105,8 @@ std::string roofline_svg(const Report& r) {
     const OpReport& op = r.ops[i];
     if (!op.predicted) continue;
     const bool placed = op.flops > 0 && op.hbm_bytes > 0 && op.measured_s > 0;
-    const double px = placed ? x.at(op.flops / op.hbm_bytes) : x.at(x0);
-    const double py = placed ? y.at(op.flops / op.measured_s) : y.at(std::pow(10, y.lo));
+    const double px = placed ? x.at(op.flops / op.hbm_bytes) : x.at(x0) + 12;
+    const double py = placed ? y.at(op.flops / op.measured_s) : y.at(std::pow(10, y.lo)) - 12;
     const double rad = 3 + 14 * std::sqrt(tmax > 0 ? op.measured_s / tmax : 0);
     s += std::string("<circle class=\"op-mark") + (placed ? "" : " hollow") + "\" data-op=\"" +
          std::to_string(i) + "\" cx=\"" + num(px) + "\" cy=\"" + num(py) + "\" r=\"" + num(rad, 3) +
@@ -144,6 +144,8 @@ std::string op_rows(const Report& r) {
       return "<td data-v=\"" + esc(key) + "\">" + esc(text) + "</td>";
     };
     const bool p = op.predicted;
+    const bool timed = p && op.predicted_s > 0;  // zero-cost ops have no ratio or bound
+    const bool rates = p && !op.async;          // an async wait has no meaningful rates
     s += "<tr data-op=\"" + std::to_string(i) + "\">" +
          "<td data-v=\"" + esc(op.name) + "\">" + esc(op.name) +
          (op.shapes.empty() ? "" : "<div class=\"shape\">" + esc(op.shapes) + "</div>") + "</td>" +
@@ -151,11 +153,12 @@ std::string op_rows(const Report& r) {
          cell(std::to_string(op.count), std::to_string(op.count)) +
          cell(format_seconds(op.measured_s), num(op.measured_s)) +
          cell(p ? format_seconds(op.predicted_s) : "-", p ? num(op.predicted_s) : "-1") +
-         cell(p ? num(op.ratio, 3) + "x" : "-", p ? num(op.ratio) : "-1") +
-         cell(p ? std::string(bound_name(op.bound)) : "unknown", p ? std::string(bound_name(op.bound)) : "~") +
+         cell(timed ? num(op.ratio, 3) + "x" : "-", timed ? num(op.ratio) : "-1") +
+         cell(timed ? std::string(bound_name(op.bound)) : p ? "-" : "unknown",
+              timed ? std::string(bound_name(op.bound)) : "~") +
          cell(p ? format_seconds(op.lost_s) : "-", p ? num(op.lost_s) : "-1") +
-         cell(p ? format_percent(op.flop_util) : "-", p ? num(op.flop_util) : "-1") +
-         cell(p ? format_percent(op.bw_util) : "-", p ? num(op.bw_util) : "-1") +
+         cell(rates ? format_percent(op.flop_util) : "-", rates ? num(op.flop_util) : "-1") +
+         cell(rates ? format_percent(op.bw_util) : "-", rates ? num(op.bw_util) : "-1") +
          cell(op.xla_flops ? format_si(*op.xla_flops, "FLOP") : "-", num(op.xla_flops.value_or(-1))) +
          cell(p ? format_si(op.flops / std::max<double>(1, static_cast<double>(op.count)), "FLOP") : "-",
               num(p ? op.flops / std::max<double>(1, static_cast<double>(op.count)) : -1)) +

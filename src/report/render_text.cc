@@ -105,10 +105,10 @@ Table op_table(const std::vector<const OpReport*>& ops, bool with_target) {
                                     format_seconds(op->measured_s),
                                     op->predicted ? format_seconds(op->predicted_s) : "-",
                                     op->predicted ? ratio_text(op->ratio) : "-",
-                                    op->predicted ? std::string(bound_name(op->bound)) : "unknown",
+                                    !op->predicted ? "unknown" : op->predicted_s > 0 ? std::string(bound_name(op->bound)) : "-",
                                     op->predicted ? format_seconds(op->lost_s) : "-",
-                                    op->predicted ? format_percent(op->flop_util) : "-",
-                                    op->predicted ? format_percent(op->bw_util) : "-"};
+                                    op->predicted && !op->async ? format_percent(op->flop_util) : "-",
+                                    op->predicted && !op->async ? format_percent(op->bw_util) : "-"};
     if (with_target)
       row.push_back(op->target_predicted_s ? format_seconds(*op->target_predicted_s) : "-");
     t.rows.push_back(std::move(row));
