@@ -1,4 +1,5 @@
-// Umbrella header: the chip specs and the single-device rooflines.
+// Umbrella header: chip specs, single-device rooflines, collectives, meshes,
+// sharded matmuls, training steps and the planner.
 #pragma once
 
 #include "roofline/chip.hpp"
@@ -7,3 +8,8 @@
 #include "roofline/ops/generic.hpp"
 #include "roofline/ops/matmul.hpp"
 #include "roofline/predict.hpp"
+#include "roofline/collectives/collective.hpp"
+#include "roofline/sharding/mesh_collective.hpp"
+#include "roofline/sharding/sharded_matmul.hpp"
+#include "roofline/sharding/training_step.hpp"
+#include "roofline/sharding/planner.hpp"

@@ -1,0 +1,1 @@
+roofline_add_bench(sharding_bench sharding_bench.cc)

@@ -1,0 +1,191 @@
+// roofline plan: rank meshes and strategies for training a model.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "roofline/detail/cat.hpp"
+#include "roofline/report/units.hpp"
+#include "roofline/sharding/planner.hpp"
+#include "src/cli/command.hpp"
+#include "src/cli/text_table.hpp"
+
+namespace roofline::cli {
+namespace {
+
+nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+nlohmann::json candidate_json(const PlanCandidate& c, int rank) {
+  const TrainingStep& s = c.step;
+  nlohmann::json parts = nlohmann::json::array();
+  for (const StepPart& p : s.parts) {
+    if (p.flops == 0 && p.hbm_bytes == 0 && p.t_ici_s == 0) continue;
+    parts.push_back({{"part", std::string(p.name)},
+                     {"flops", p.flops},
+                     {"hbm_bytes", p.hbm_bytes},
+                     {"t_math_s", p.t_math_s},
+                     {"t_hbm_s", p.t_hbm_s},
+                     {"t_ici_s", p.t_ici_s}});
+  }
+  const MemoryPerChip& m = s.memory;
+  return {{"rank", rank},
+          {"mesh", c.mesh},
+          {"layout", c.layout},
+          {"strategy", c.strategy},
+          {"remat", std::string(remat_name(c.remat))},
+          {"microbatches", c.microbatches},
+          {"step_time_s", s.step_time_s},
+          {"t_lower_s", s.t_lower_s},
+          {"t_upper_s", s.t_upper_s},
+          {"t_math_s", s.t_math_s},
+          {"t_hbm_s", s.t_hbm_s},
+          {"t_ici_s", s.t_ici_s},
+          {"bubble_factor", s.bubble_factor},
+          {"bound", std::string(bound_name(s.bound))},
+          {"mfu", s.mfu},
+          {"tokens_per_chip", s.tokens_per_chip},
+          {"memory",
+           {{"params_bytes", m.params_bytes},
+            {"grads_bytes", m.grads_bytes},
+            {"optimizer_bytes", m.optimizer_bytes},
+            {"gathered_weights_bytes", m.gathered_weights_bytes},
+            {"activations_bytes", m.activations_bytes},
+            {"activations_no_remat_bytes", m.activations_no_remat_bytes},
+            {"activations_remat_bytes", m.activations_remat_bytes},
+            {"total_bytes", m.total_bytes},
+            {"hbm_bytes", m.hbm_bytes},
+            {"fits", m.fits}}},
+          {"critical_batch",
+           {{"data_parallel_tokens_per_chip", optional_json(c.critical.data_parallel_tokens_per_chip)},
+            {"tensor_parallel_max_ways", optional_json(c.critical.tensor_parallel_max_ways)},
+            {"fsdp_tp_tokens_per_chip", optional_json(c.critical.fsdp_tp_tokens_per_chip)},
+            {"dcn_tokens_per_slice", optional_json(c.critical.dcn_tokens_per_slice)}}},
+          {"parts", parts}};
+}
+
+std::string memory_text(const MemoryPerChip& m) {
+  return detail::cat(format_si(m.total_bytes, "B"), " / ", format_si(m.hbm_bytes, "B"));
+}
+
+int run(const Args& args) {
+  auto fmt = args.format({"text", "json"});
+  if (!fmt.ok()) return fail(fmt.status());
+  if (!args.positional().empty()) return fail_usage("plan: unexpected argument '" + args.positional()[0] + "'");
+  auto model_name = args.require("model");
+  if (!model_name.ok()) return fail(model_name.status());
+  auto model = resolve_model(*model_name);
+  if (!model.ok()) return fail(model.status());
+  auto chip_name = args.require("chip");
+  if (!chip_name.ok()) return fail(chip_name.status());
+  auto chip = resolve_chip(*chip_name);
+  if (!chip.ok()) return fail(chip.status());
+  auto chips = args.get_int("chips", std::nullopt);
+  if (!chips.ok()) return fail(chips.status());
+  if (*chips < 1 || *chips > (1 << 24)) return fail_usage(detail::cat("--chips: expected 1 to 16777216, got ", *chips));
+  auto batch = args.get_int("batch-tokens", std::nullopt);
+  if (!batch.ok()) return fail(batch.status());
+  auto seq = args.get_int("seq", 0);
+  if (!seq.ok()) return fail(seq.status());
+  if (*seq < 0) return fail_usage("--seq: expected a positive length");
+  auto top = args.get_int("top", 20);
+  if (!top.ok()) return fail(top.status());
+  const std::string dtype_text = args.get_or("dtype", "bf16");
+  const std::optional<DType> dtype = parse_dtype(dtype_text);
+  if (!dtype) return fail_usage("--dtype: unknown dtype '" + dtype_text + "'");
+
+  PlanRequest req{.model = *model,
+                  .chip = *chip,
+                  .chips = static_cast<int>(*chips),
+                  .batch_tokens = *batch,
+                  .seq_len = *seq,
+                  .dtype = *dtype};
+  auto plan = plan_training(req);
+  if (!plan.ok()) return fail(plan.status());
+  const std::int64_t seq_len = *seq > 0 ? *seq : model->seq_len;
+  const std::size_t shown = std::min(plan->ranked.size(), static_cast<std::size_t>(std::max<long long>(*top, 0)));
+
+  if (*fmt == "json") {
+    nlohmann::json cands = nlohmann::json::array();
+    for (std::size_t i = 0; i < shown; ++i) cands.push_back(candidate_json(plan->ranked[i], static_cast<int>(i + 1)));
+    nlohmann::json j = {{"model", model->name},
+                        {"params", total_params(*model)},
+                        {"chip", chip->name},
+                        {"chips", *chips},
+                        {"batch_tokens", *batch},
+                        {"seq_len", seq_len},
+                        {"dtype", std::string(dtype_name(*dtype))},
+                        {"considered", plan->considered},
+                        {"evaluated", plan->evaluated},
+                        {"dropped_memory", plan->dropped_memory},
+                        {"skipped", plan->skipped},
+                        {"fitting", plan->ranked.size()},
+                        {"search_seconds", plan->search_seconds},
+                        {"mfu_convention", kMfuConvention},
+                        {"candidates", cands}};
+    if (plan->smallest_that_does_not_fit)
+      j["smallest_that_does_not_fit"] = candidate_json(*plan->smallest_that_does_not_fit, 0);
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%s (%s params) on %lld x %s, batch %lld tokens (%lld x %lld), %s\n", model->name.c_str(),
+              format_si(total_params(*model), "").c_str(), *chips, chip->name.c_str(), *batch,
+              *batch / seq_len, static_cast<long long>(seq_len), std::string(dtype_name(*dtype)).c_str());
+  std::printf("%d combinations: %d predicted, %d do not fit in HBM, %d skipped (shapes that do not divide); "
+              "%zu fit; searched in %s\n",
+              plan->considered, plan->evaluated, plan->dropped_memory, plan->skipped, plan->ranked.size(),
+              format_seconds(plan->search_seconds).c_str());
+  if (plan->ranked.empty()) {
+    std::printf("\nDOES NOT FIT: no layout fits in %s of HBM per chip.\n", format_si(chip->hbm_bytes, "B").c_str());
+    if (const auto& c = plan->smallest_that_does_not_fit) {
+      const MemoryPerChip& m = c->step.memory;
+      std::printf("smallest footprint: %s, mesh %s, remat %s: %s (params %s, grads %s, optimizer %s, "
+                  "activations %s)\n",
+                  c->strategy.c_str(), c->mesh.c_str(), std::string(remat_name(c->remat)).c_str(),
+                  memory_text(m).c_str(), format_si(m.params_bytes, "B").c_str(),
+                  format_si(m.grads_bytes, "B").c_str(), format_si(m.optimizer_bytes, "B").c_str(),
+                  format_si(m.activations_bytes, "B").c_str());
+    }
+    return 0;
+  }
+  TextTable table({{"#", TextTable::Align::kRight},
+                   {"mesh"},
+                   {"strategy"},
+                   {"remat"},
+                   {"step time", TextTable::Align::kRight},
+                   {"MFU", TextTable::Align::kRight},
+                   {"bound"},
+                   {"T_math", TextTable::Align::kRight},
+                   {"T_hbm", TextTable::Align::kRight},
+                   {"T_ici", TextTable::Align::kRight},
+                   {"HBM / chip", TextTable::Align::kRight}});
+  for (std::size_t i = 0; i < shown; ++i) {
+    const PlanCandidate& c = plan->ranked[i];
+    const TrainingStep& s = c.step;
+    table.add_row({std::to_string(i + 1), c.mesh, c.strategy, std::string(remat_name(c.remat)),
+                   format_seconds(s.step_time_s), format_percent(s.mfu), std::string(bound_name(s.bound)),
+                   format_seconds(s.t_math_s), format_seconds(s.t_hbm_s), format_seconds(s.t_ici_s),
+                   memory_text(s.memory)});
+  }
+  std::printf("\n%s", table.render().c_str());
+  std::printf("\nMFU: %s.\nStep time: lower bound (communication overlapped with compute); "
+              "see --format json for upper bounds, parts and memory.\n",
+              kMfuConvention);
+  return 0;
+}
+
+ROOFLINE_CLI_COMMAND({
+    .name = "plan",
+    .usage = "roofline plan --model NAME|PATH --chip NAME|PATH --chips N --batch-tokens B [--seq L] "
+             "[--dtype bf16] [--top 20] [--format text|json]",
+    .summary = "Rank meshes and parallelism strategies (DP, FSDP, TP, PP, DCN) for training a model.",
+    .options = {{"model", "NAME|PATH", "llama-3-8b, llama-3-70b, or a model config JSON file"},
+                {"chip", "NAME|PATH", "embedded chip name or a chip spec JSON file"},
+                {"chips", "N", "number of chips"},
+                {"batch-tokens", "B", "global batch per step, in tokens"},
+                {"seq", "L", "sequence length (default: the model's)"},
+                {"dtype", "DTYPE", "training dtype for params, activations and matmuls (default bf16)"},
+                {"top", "K", "rows to print (default 20)"},
+                {"format", "text|json", "output format (default text)"}},
+    .run = run,
+});
+
+}  // namespace
+}  // namespace roofline::cli

@@ -1,0 +1,139 @@
+// roofline predict 'x[B_X, D] @ w[D, F_Y]': a sharded matmul on a mesh.
+// Registered as "predict": "predict matmul" and "predict collective" win by
+// longest match, so this command sees only a positional expression.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "roofline/detail/cat.hpp"
+#include "roofline/report/units.hpp"
+#include "roofline/sharding/matmul_expression.hpp"
+#include "roofline/sharding/sharded_matmul.hpp"
+#include "src/cli/command.hpp"
+
+namespace roofline::cli {
+namespace {
+
+nlohmann::json collective_json(const CollectiveStep& c) {
+  return {{"op", std::string(collective_name(c.kind))},
+          {"axes", c.axes},
+          {"what", c.what},
+          {"bytes", c.array_bytes},
+          {"bytes_per_link", c.time.bytes_per_link},
+          {"hops", c.time.hops},
+          {"t_ici_s", c.time.t_ici_s}};
+}
+
+nlohmann::json strategy_json(const ShardedMatmulStrategy& s) {
+  nlohmann::json cols = nlohmann::json::array();
+  for (const CollectiveStep& c : s.collectives) cols.push_back(collective_json(c));
+  const Prediction& l = s.local_prediction;
+  return {{"strategy", s.name},
+          {"local_matmul",
+           {{"text", s.local_text},
+            {"batch", s.local.batch},
+            {"m", s.local.m},
+            {"k", s.local.k},
+            {"n", s.local.n},
+            {"flops", l.flops},
+            {"hbm_bytes", l.hbm_bytes},
+            {"t_math_s", l.t_math_s},
+            {"t_hbm_s", l.t_hbm_s},
+            {"bound", std::string(bound_name(l.bound))}}},
+          {"collectives", cols},
+          {"result", s.result},
+          {"t_math_s", s.whole.t_math_s},
+          {"t_hbm_s", s.whole.t_hbm_s},
+          {"t_ici_s", s.whole.t_ici_s},
+          {"t_lower_s", s.whole.t_lower_s},
+          {"t_upper_s", s.whole.t_upper_s},
+          {"bound", std::string(bound_name(s.whole.bound))}};
+}
+
+int run(const Args& args) {
+  auto fmt = args.format({"text", "json"});
+  if (!fmt.ok()) return fail(fmt.status());
+  if (args.positional().size() != 1)
+    return fail_usage(args.positional().empty()
+                          ? "predict: expected a sharded matmul like 'x[B_X, D] @ w[D, F_Y]' (or predict matmul / "
+                            "predict collective)"
+                          : "predict: expected one expression; quote it: 'x[B_X, D] @ w[D, F_Y]'");
+  const std::string& text = args.positional()[0];
+  auto expr = parse_matmul_expression(text);
+  if (!expr.ok()) return fail(expr.status());
+  auto chip_name = args.require("chip");
+  if (!chip_name.ok()) return fail(chip_name.status());
+  auto chip = resolve_chip(*chip_name);
+  if (!chip.ok()) return fail(chip.status());
+  auto mesh_spec = args.require("mesh");
+  if (!mesh_spec.ok()) return fail(mesh_spec.status());
+  auto mesh = parse_mesh(*mesh_spec, *chip);
+  if (!mesh.ok()) return fail(mesh.status());
+  auto dims_text = args.require("dims");
+  if (!dims_text.ok()) return fail(dims_text.status());
+  auto dims = parse_dim_sizes(*dims_text);
+  if (!dims.ok()) return fail(dims.status());
+  const std::string dtype_text = args.get_or("dtype", "bf16");
+  const std::optional<DType> dtype = parse_dtype(dtype_text);
+  if (!dtype) return fail_usage("--dtype: unknown dtype '" + dtype_text + "'");
+  auto r = predict_sharded_matmul(*expr, *mesh, *chip, *dims, *dtype);
+  if (!r.ok()) return fail(r.status());
+  const ShardedMatmulStrategy& best = r->chosen();
+
+  if (*fmt == "json") {
+    nlohmann::json j = strategy_json(best);
+    nlohmann::json cases = nlohmann::json::array();
+    for (int c : r->cases) cases.push_back({{"case", c}, {"description", case_description(c)}});
+    nlohmann::json all = nlohmann::json::array();
+    for (const ShardedMatmulStrategy& s : r->strategies) all.push_back(strategy_json(s));
+    j["expression"] = text;
+    j["chip"] = chip->name;
+    j["mesh"] = *mesh_spec;
+    j["layout"] = describe_layout(*mesh);
+    j["dtype"] = std::string(dtype_name(*dtype));
+    j["cases"] = cases;
+    j["strategies"] = all;
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%s on %s, mesh %s, %s\n", text.c_str(), chip->name.c_str(), mesh_spec->c_str(),
+              std::string(dtype_name(*dtype)).c_str());
+  std::printf("  layout: %s\n", describe_layout(*mesh).c_str());
+  for (int c : r->cases) std::printf("  %s\n", case_description(c).c_str());
+  auto print = [](const ShardedMatmulStrategy& s) {
+    std::printf("    local %s: [%lld] x [%lld,%lld] @ [%lld,%lld]  T_math %s  T_hbm %s\n", s.local_text.c_str(),
+                static_cast<long long>(s.local.batch), static_cast<long long>(s.local.m),
+                static_cast<long long>(s.local.k), static_cast<long long>(s.local.k),
+                static_cast<long long>(s.local.n), format_seconds(s.local_prediction.t_math_s).c_str(),
+                format_seconds(s.local_prediction.t_hbm_s).c_str());
+    for (const CollectiveStep& c : s.collectives)
+      std::printf("    %s: V = %s, %s\n", c.what.c_str(), format_bytes(c.array_bytes).c_str(),
+                  format_seconds(c.time.t_ici_s).c_str());
+    std::printf("    T_math %s  T_hbm %s  T_ici %s  lower %s (overlap)  upper %s (none)  %s-bound\n",
+                format_seconds(s.whole.t_math_s).c_str(), format_seconds(s.whole.t_hbm_s).c_str(),
+                format_seconds(s.whole.t_ici_s).c_str(), format_seconds(s.whole.t_lower_s).c_str(),
+                format_seconds(s.whole.t_upper_s).c_str(), std::string(bound_name(s.whole.bound)).c_str());
+  };
+  std::printf("chosen: %s\n", best.name.c_str());
+  print(best);
+  for (std::size_t i = 1; i < r->strategies.size(); ++i) {
+    std::printf("alternative %zu: %s\n", i, r->strategies[i].name.c_str());
+    print(r->strategies[i]);
+  }
+  return 0;
+}
+
+ROOFLINE_CLI_COMMAND({
+    .name = "predict",
+    .usage = "roofline predict 'x[B_X, D] @ w[D, F_Y]' --chip NAME|PATH --mesh X=8,Y=4 "
+             "--dims B=...,D=...,F=... [--dtype bf16] [--format text|json]",
+    .summary = "A sharded matmul in the scaling book's notation: its case, collectives, and T_math / T_ici per strategy.",
+    .options = {{"chip", "NAME|PATH", "embedded chip name or a chip spec JSON file"},
+                {"mesh", "X=8,Y=4", "mesh axes and sizes; append :dcn to axes that cross slices / nodes"},
+                {"dims", "B=..,D=..", "size of every dim the expression names"},
+                {"dtype", "DTYPE", "element type of both operands and the result (default bf16)"},
+                {"format", "text|json", "output format (default text)"}},
+    .run = run,
+});
+
+}  // namespace
+}  // namespace roofline::cli

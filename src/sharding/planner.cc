@@ -1,0 +1,169 @@
+// Enumerates mesh factorisations and strategies, predicts each, ranks them.
+#include "roofline/sharding/planner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <tuple>
+
+#include "roofline/detail/cat.hpp"
+
+namespace roofline {
+namespace {
+
+std::vector<int> divisors(int n) {
+  std::vector<int> d;
+  for (int i = 1; i <= n; ++i)
+    if (n % i == 0) d.push_back(i);
+  return d;
+}
+
+enum class DcnRole : unsigned char { kNone, kData, kFsdp, kPipeline };
+
+struct MeshShape {
+  int x, y, p, s;
+  auto key() const { return std::tie(x, y, p, s); }
+  bool operator<(const MeshShape& o) const { return key() < o.key(); }
+};
+
+// Axis order: slice / node (DCN, outermost), stage, data, model (innermost: the
+// tensor-parallel collectives are the most frequent, so they get the most
+// minor placement when axes share a torus dimension).
+std::vector<MeshAxis> mesh_axes(const MeshShape& m, const char* scale_out_name) {
+  std::vector<MeshAxis> axes;
+  if (m.s > 1) axes.push_back({.name = scale_out_name, .size = m.s, .network = AxisNetwork::kDcn});
+  if (m.p > 1) axes.push_back({.name = "stage", .size = m.p});
+  if (m.x > 1 || (m.y == 1 && m.p == 1 && m.s == 1)) axes.push_back({.name = "data", .size = m.x});
+  if (m.y > 1) axes.push_back({.name = "model", .size = m.y});
+  return axes;
+}
+
+std::string mesh_text(const Mesh& mesh) {
+  std::string s;
+  for (const MeshAxis& a : mesh.axes)
+    s += detail::cat(s.empty() ? "" : ",", a.name, "=", a.size, a.network == AxisNetwork::kDcn ? ":dcn" : "");
+  return s;
+}
+
+AxisMask axis_bit(const Mesh& mesh, const char* name) {
+  const std::optional<int> i = mesh.index(name);
+  return i ? AxisMask{1} << *i : 0;
+}
+
+}  // namespace
+
+absl::StatusOr<Plan> plan_training(const PlanRequest& req) {
+  const auto start = std::chrono::steady_clock::now();
+  if (absl::Status s = validate(req.model); !s.ok()) return s;
+  if (req.chips < 1) return absl::InvalidArgumentError(detail::cat("chips must be >= 1, got ", req.chips));
+  if (req.batch_tokens < 1)
+    return absl::InvalidArgumentError(detail::cat("the batch must have >= 1 token, got ", req.batch_tokens));
+  if (!req.chip.has(req.dtype))
+    return absl::InvalidArgumentError(
+        detail::cat(req.chip.name, " has no ", peak_class_name(peak_class(req.dtype)), " peak"));
+  const ModelConfig& model = req.model;
+  const std::int64_t seq = req.seq_len > 0 ? req.seq_len : model.seq_len;
+  if (req.batch_tokens % seq != 0)
+    return absl::InvalidArgumentError(detail::cat("the batch of ", req.batch_tokens,
+                                                  " tokens is not a whole number of ", seq, "-token sequences"));
+  const int domain = req.chip.ici.domain_chips();
+  // TPU slices are joined by DCN, GPU nodes by their scale-out network.
+  const char* scale_out = req.chip.ici.topology == Topology::kSwitch ? "node" : "slice";
+
+  Plan plan;
+  std::map<MeshShape, absl::StatusOr<Mesh>> meshes;
+  auto get_mesh = [&](const MeshShape& shape) -> const absl::StatusOr<Mesh>& {
+    auto it = meshes.find(shape);
+    if (it == meshes.end()) it = meshes.emplace(shape, make_mesh(mesh_axes(shape, scale_out), req.chip)).first;
+    return it->second;
+  };
+
+  for (int s : divisors(req.chips)) {
+    const int n_ici = req.chips / s;
+    if (n_ici > domain) continue;
+    if (s > 1 && !(req.chip.dcn_bytes_per_s > 0)) continue;
+    for (int y : divisors(n_ici)) {
+      if (model.heads % y != 0 || model.d_ff % y != 0 || model.d_model % y != 0) continue;
+      if (model.kv_heads % y != 0 && y % model.kv_heads != 0) continue;
+      for (int p_ici : divisors(n_ici / y)) {
+        if (model.layers % p_ici != 0) continue;
+        const int x = n_ici / (y * p_ici);
+        std::vector<DcnRole> roles = {DcnRole::kNone};
+        if (s > 1) roles = {DcnRole::kData, DcnRole::kFsdp, DcnRole::kPipeline};
+        for (DcnRole role : roles) {
+          if (role == DcnRole::kPipeline && (p_ici > 1 || model.layers % s != 0)) continue;
+          const MeshShape shape{x, y, p_ici, s};
+          const absl::StatusOr<Mesh>& mesh_or = get_mesh(shape);
+          if (!mesh_or.ok()) {
+            ++plan.skipped;
+            continue;
+          }
+          const Mesh& mesh = *mesh_or;
+          const AxisMask data_ici = axis_bit(mesh, "data"), model_ax = axis_bit(mesh, "model");
+          const AxisMask slice = axis_bit(mesh, scale_out);
+          const int stages = p_ici * (role == DcnRole::kPipeline ? s : 1);
+          std::vector<bool> fsdp_modes = {false};
+          if (x > 1) fsdp_modes = {false, true};
+          for (bool ici_fsdp : fsdp_modes) {
+            // FSDP across slices only on top of FSDP inside them.
+            if (role == DcnRole::kFsdp && x > 1 && !ici_fsdp) continue;
+            ParallelLayout lay;
+            lay.data = data_ici | ((role == DcnRole::kData || role == DcnRole::kFsdp) ? slice : 0);
+            lay.fsdp = (ici_fsdp ? data_ici : 0) | (role == DcnRole::kFsdp ? slice : 0);
+            lay.model = model_ax;
+            if (role == DcnRole::kPipeline) lay.pipeline_axis = *mesh.index(scale_out);
+            else if (p_ici > 1) lay.pipeline_axis = *mesh.index("stage");
+            for (Remat remat : {Remat::kNone, Remat::kFull}) {
+              std::vector<int> mbs = {1};
+              if (stages > 1) mbs = {stages, 2 * stages, 4 * stages, 8 * stages};
+              for (int mb : mbs) {
+                ++plan.considered;
+                TrainingConfig cfg{.batch_tokens = req.batch_tokens,
+                                   .seq_len = seq,
+                                   .dtype = req.dtype,
+                                   .optimizer_bytes_per_param = req.optimizer_bytes_per_param,
+                                   .remat = remat,
+                                   .mask = req.mask,
+                                   .microbatches = mb};
+                if (!validate_training_step(model, req.chip, mesh, lay, cfg).ok()) {
+                  ++plan.skipped;
+                  continue;
+                }
+                ++plan.evaluated;
+                TrainingStep step = detail::training_step_unchecked(model, req.chip, mesh, lay, cfg);
+                const bool fits = step.memory.fits;
+                if (!fits) {
+                  ++plan.dropped_memory;
+                  if (plan.smallest_that_does_not_fit &&
+                      plan.smallest_that_does_not_fit->step.memory.total_bytes <= step.memory.total_bytes)
+                    continue;
+                }
+                PlanCandidate c{.mesh = mesh_text(mesh),
+                                .layout = describe_layout(mesh),
+                                .strategy = strategy_name(mesh, lay, mb),
+                                .remat = remat,
+                                .microbatches = mb,
+                                .step = std::move(step),
+                                .critical = critical_batch(req.chip, mesh, lay.data & ~slice, lay.model, lay.data & slice,
+                                                           model.d_ff, req.dtype)};
+                if (fits) plan.ranked.push_back(std::move(c));
+                else plan.smallest_that_does_not_fit = std::move(c);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  std::sort(plan.ranked.begin(), plan.ranked.end(), [](const PlanCandidate& a, const PlanCandidate& b) {
+    if (a.step.step_time_s != b.step.step_time_s) return a.step.step_time_s < b.step.step_time_s;
+    if (a.step.t_upper_s != b.step.t_upper_s) return a.step.t_upper_s < b.step.t_upper_s;
+    return a.step.memory.total_bytes < b.step.memory.total_bytes;
+  });
+  if (!plan.ranked.empty()) plan.smallest_that_does_not_fit.reset();
+  plan.search_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return plan;
+}
+
+}  // namespace roofline
