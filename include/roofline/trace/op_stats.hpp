@@ -1,0 +1,109 @@
+// Per-op statistics of a measured trace, like a profiler's HLO Op Stats and
+// overview page: per device and over all (selected) devices.
+//
+//   auto t = roofline::read_trace("run.xplane.pb");
+//   roofline::TraceStats s = roofline::compute_op_stats(*t);
+//   for (const roofline::OpStat& op : s.ops)   // by total self time, largest first
+//     printf("%s %s %lld x %.3f ms\n", op.module.c_str(), op.name.c_str(),
+//            (long long)op.count, op.median_s * 1e3);
+//
+// What counts: events on op lines (LineRole::kOps: TPU "XLA Ops", GPU
+// streams). Async op lines (TPU "Async XLA Ops": copies in flight) get their
+// own rows, flagged `async`, but do not count as busy time. Times are self
+// times (an op's duration minus ops nested in it) in seconds.
+//
+// Definitions:
+//  - window: first op start to last op end on the device;
+//  - busy: time covered by at least one op (overlapping streams count once);
+//    idle = window - busy; duty_cycle = busy / window;
+//  - compute_s / collective_s / data_movement_s: time covered by at least one
+//    op of that class (classes may overlap each other on GPUs);
+//    exposed_collective_s: collective time with no compute running;
+//  - share: an op's total self time over the sum of self times of all
+//    non-async ops of the device(s) (so non-async shares add up to 1);
+//  - ops are keyed by (module, program id, name, kernel): custom-call.1 in two
+//    modules (or in two programs of one jit name) is two rows.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "roofline/trace/trace.hpp"
+
+namespace roofline {
+
+struct OpStatsOptions {
+  std::optional<int> device_id;  // only devices with this id (all hosts)
+  std::size_t idle_gaps = 5;     // largest gaps kept per device
+  std::size_t host_activities = 3;  // host event names kept per gap
+};
+
+struct OpStat {
+  std::uint32_t op = 0;  // index into Trace::ops
+  std::string name;
+  std::string module;
+  std::optional<std::uint64_t> program_id;
+  std::string kernel;
+  std::string category;
+  OpClass op_class = OpClass::kCompute;
+  bool async = false;
+  std::int64_t count = 0;
+  double total_s = 0, mean_s = 0, median_s = 0, min_s = 0, max_s = 0;
+  double share = 0;
+  std::optional<std::int64_t> flops;           // XLA's estimate, per occurrence
+  std::optional<std::int64_t> bytes_accessed;  // XLA's estimate, per occurrence
+};
+
+struct CategoryStat {
+  std::string category;
+  OpClass op_class = OpClass::kCompute;
+  std::int64_t count = 0;
+  double total_s = 0;
+  double share = 0;
+};
+
+struct HostActivity {
+  std::string name;   // host event innermost at the time ("PjitFunction(f)", "cudaMemcpyAsync")
+  double overlap_s = 0;  // summed over host threads
+};
+
+struct IdleGap {
+  double start_s = 0;  // from the trace's time zero
+  double duration_s = 0;
+  std::vector<HostActivity> host;  // largest overlap first; empty without a host timeline
+};
+
+struct StepStats {
+  bool from_host = false;  // device had no step markers; host ProfilerStep ranges used
+  std::int64_t count = 0;
+  double mean_s = 0, median_s = 0, min_s = 0, max_s = 0;
+};
+
+struct DeviceStats {
+  std::size_t device = 0;  // index into Trace::devices
+  int id = 0;
+  std::string name, host, model;
+  const Chip* chip = nullptr;
+  std::int64_t op_events = 0;
+  double window_s = 0, busy_s = 0, idle_s = 0, duty_cycle = 0;
+  double compute_s = 0, collective_s = 0, data_movement_s = 0, exposed_collective_s = 0;
+  std::vector<OpStat> ops;               // by total self time, largest first
+  std::vector<CategoryStat> categories;  // by (category, class), total largest first
+  std::vector<IdleGap> idle_gaps;        // largest first
+  std::optional<StepStats> steps;
+};
+
+struct TraceStats {
+  std::vector<DeviceStats> devices;      // those with op events, in Trace::devices order
+  // Over all devices in `devices`: busy and idle are sums, duty cycle their ratio.
+  double busy_s = 0, idle_s = 0, duty_cycle = 0;
+  std::vector<OpStat> ops;
+  std::vector<CategoryStat> categories;
+};
+
+TraceStats compute_op_stats(const Trace& trace, const OpStatsOptions& options = {});
+
+}  // namespace roofline

@@ -1,0 +1,59 @@
+// Readers of measured traces into roofline::Trace (roofline/trace/trace.hpp).
+//
+//   auto t = roofline::read_trace("log/plugins/profile/2025_11_19_22_37_11");
+//   if (!t.ok()) { std::cerr << t.status().message() << "\n"; return 1; }
+//
+// The format is chosen by content, not by extension: gzip magic, then the
+// first non-blank character ('{' or '[' is Chrome trace-event JSON), else an
+// XSpace protobuf. A directory is searched for profile files (see
+// read_trace). Errors name the file and the place: "x.xplane.pb: byte 400012:
+// truncated length-delimited field", "t.json.gz: traceEvents[12].dur: expected
+// a number, got a string".
+//
+// Streaming: JSON is tokenized from a fixed window of the (decompressed)
+// input, so memory grows with the events and distinct ops kept, not with the
+// file; an XSpace is decoded in place from a read-only memory map.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "roofline/trace/trace.hpp"
+
+namespace roofline {
+
+struct TraceReadOptions {
+  // Upper bound on gunzipped bytes (whole files and gzip'd XStat strings);
+  // beyond it the read fails instead of exhausting memory on a gzip bomb.
+  std::uint64_t max_decompressed_bytes = std::uint64_t{1} << 40;
+  // Largest single JSON trace event (args included) the tokenizer buffers.
+  std::uint64_t max_json_event_bytes = std::uint64_t{256} << 20;
+  // Inflate .gz input on a second thread while the first tokenizes.
+  bool background_inflate = true;
+};
+
+// Reads a file or a directory. For a directory: every *.xplane.pb under it;
+// Chrome JSON files (*.trace.json[.gz], *.pt.trace.json[.gz], *.json[.gz])
+// only in folders without an .xplane.pb, since jax writes both for one run.
+// When several capture folders (plugins/profile/<run>/) hold profiles, the
+// last by name (jax names them by time) is read and a warning says so; other
+// folders are all read, as hosts of one job. JSON files that
+// hold no trace (configs, summaries) are skipped with a warning; a damaged
+// trace fails the read.
+absl::StatusOr<Trace> read_trace(const std::string& path, const TraceReadOptions& options = {});
+
+// An XSpace (.xplane.pb); `origin` names the bytes in errors.
+absl::StatusOr<Trace> parse_xplane(std::string_view bytes, std::string_view origin,
+                                   const TraceReadOptions& options = {});
+
+// Chrome trace-event JSON text (plain, not gzip'd): TSL/XProf, Kineto or generic.
+absl::StatusOr<Trace> parse_chrome_trace(std::string_view json, std::string_view origin,
+                                         const TraceReadOptions& options = {});
+
+// Any single trace in memory, gzip'd or not, format sniffed as read_trace does.
+absl::StatusOr<Trace> parse_trace_bytes(std::string_view bytes, std::string_view origin,
+                                        const TraceReadOptions& options = {});
+
+}  // namespace roofline

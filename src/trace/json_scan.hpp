@@ -1,0 +1,273 @@
+// JSON token scanners over a JsonWindow: each returns kOk (and advances the
+// cursor), kMore (the token runs into the end of the window: refill and
+// parse the unit again) or kErr (the message and place are kept). Strings
+// without escapes come back as views into the window; escaped ones are
+// decoded into scratch storage that lives until the unit is committed.
+// Internal to src/trace.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <string>
+#include <string_view>
+
+#include "src/trace/json_window.hpp"
+
+namespace roofline::detail {
+
+enum class R : std::uint8_t { kOk, kMore, kErr };
+
+#define ROOFLINE_JSON_TRY(expr)        \
+  do {                                 \
+    const ::roofline::detail::R r_ = (expr); \
+    if (r_ != ::roofline::detail::R::kOk) return r_; \
+  } while (0)
+
+inline constexpr int kMaxJsonDepth = 256;
+
+inline std::string_view json_kind(char c) {
+  switch (c) {
+    case '"': return "a string";
+    case '{': return "an object";
+    case '[': return "an array";
+    case 't': return "true";
+    case 'f': return "false";
+    case 'n': return "null";
+    default: return (c == '-' || (c >= '0' && c <= '9')) ? "a number" : "an invalid token";
+  }
+}
+
+class JsonScanner {
+ public:
+  explicit JsonScanner(JsonWindow& w) : w_(w) {}
+
+  std::string error;
+  const char* error_at = nullptr;
+  std::deque<std::string> scratch;
+
+  R fail(const char* at, std::string message) {
+    error = std::move(message);
+    error_at = at;
+    return R::kErr;
+  }
+
+  // At end of the window: more needed. Elsewhere a NUL byte is an error.
+  R at_nul(const char* p) {
+    if (p >= w_.end) return R::kMore;
+    return fail(p, "unexpected NUL byte");
+  }
+
+  static bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+  [[gnu::always_inline]] R ws(const char*& p) {
+    while (is_ws(*p)) ++p;
+    if (*p == '\0') return at_nul(p);
+    return R::kOk;
+  }
+
+  R expect(const char*& p, char c, const char* context) {
+    ROOFLINE_JSON_TRY(ws(p));
+    if (*p != c) return fail(p, cat("expected '", c, "' ", context, ", got ", describe(p)));
+    ++p;
+    return R::kOk;
+  }
+
+  std::string describe(const char* p) {
+    if (*p == '\0') return p >= w_.end ? "the end of the data" : "a NUL byte";
+    const unsigned char c = static_cast<unsigned char>(*p);
+    if (c >= 0x20 && c < 0x7f) return cat("'", *p, "'");
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "0x%02x", c);
+    return cat("byte ", buf);
+  }
+
+  // p at '"'.
+  R string(const char*& p, std::string_view& out) {
+    const char* s = p + 1;
+    const char* q = static_cast<const char*>(std::memchr(s, '"', static_cast<std::size_t>(w_.end - s)));
+    if (q == nullptr) return R::kMore;
+    const char* bs = static_cast<const char*>(std::memchr(s, '\\', static_cast<std::size_t>(q - s)));
+    if (bs == nullptr) {
+      out = std::string_view(s, static_cast<std::size_t>(q - s));
+      p = q + 1;
+      return R::kOk;
+    }
+    std::string& dst = scratch.emplace_back(s, static_cast<std::size_t>(bs - s));
+    const char* c = bs;
+    for (;;) {
+      const char* run = c;
+      while (*c != '"' && *c != '\\' && *c != '\0') ++c;
+      dst.append(run, static_cast<std::size_t>(c - run));
+      if (*c == '"') break;
+      if (*c == '\0') {
+        if (c >= w_.end) return R::kMore;
+        dst.push_back('\0');
+        ++c;
+        continue;
+      }
+      // backslash
+      if (c + 1 >= w_.end) return R::kMore;
+      const char e = c[1];
+      c += 2;
+      switch (e) {
+        case '"': dst.push_back('"'); break;
+        case '\\': dst.push_back('\\'); break;
+        case '/': dst.push_back('/'); break;
+        case 'b': dst.push_back('\b'); break;
+        case 'f': dst.push_back('\f'); break;
+        case 'n': dst.push_back('\n'); break;
+        case 'r': dst.push_back('\r'); break;
+        case 't': dst.push_back('\t'); break;
+        case 'u': {
+          std::uint32_t cp;
+          ROOFLINE_JSON_TRY(hex4(c, cp));
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            if (w_.end - c < 6) return R::kMore;
+            std::uint32_t lo;
+            if (c[0] == '\\' && c[1] == 'u') {
+              const char* l = c + 2;
+              ROOFLINE_JSON_TRY(hex4(l, lo));
+              if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                c = l;
+              } else {
+                cp = 0xFFFD;
+              }
+            } else {
+              cp = 0xFFFD;
+            }
+          } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+            cp = 0xFFFD;
+          }
+          utf8(dst, cp);
+          break;
+        }
+        default: return fail(c - 1, cat("invalid escape '\\", e, "' in a string"));
+      }
+    }
+    out = dst;
+    p = c + 1;
+    return R::kOk;
+  }
+
+  R skip_string(const char*& p) {
+    const char* c = p + 1;
+    for (;;) {
+      const char* q = static_cast<const char*>(std::memchr(c, '"', static_cast<std::size_t>(w_.end - c)));
+      if (q == nullptr) return R::kMore;
+      // Escaped when preceded by an odd number of backslashes.
+      const char* b = q;
+      while (b > c && b[-1] == '\\') --b;
+      if (((q - b) & 1) == 0) {
+        p = q + 1;
+        return R::kOk;
+      }
+      c = q + 1;
+    }
+  }
+
+  // A number token (validated loosely here; converters check it).
+  R number(const char*& p, std::string_view& tok) {
+    const char* s = p;
+    const char* c = p;
+    while ((*c >= '0' && *c <= '9') || *c == '-' || *c == '+' || *c == '.' || *c == 'e' || *c == 'E') ++c;
+    if (*c == '\0' && c >= w_.end) return R::kMore;
+    if (c == s) return fail(p, cat("expected a number, got ", describe(p)));
+    tok = std::string_view(s, static_cast<std::size_t>(c - s));
+    p = c;
+    return R::kOk;
+  }
+
+  R literal(const char*& p, std::string_view word) {
+    if (static_cast<std::size_t>(w_.end - p) < word.size()) return R::kMore;
+    if (std::memcmp(p, word.data(), word.size()) != 0)
+      return fail(p, cat("invalid token ", describe(p)));
+    p += word.size();
+    return R::kOk;
+  }
+
+  R skip(const char*& p, int depth = 0) {
+    ROOFLINE_JSON_TRY(ws(p));
+    switch (*p) {
+      case '"': return skip_string(p);
+      case '{':
+      case '[': {
+        if (depth >= kMaxJsonDepth) return fail(p, cat("JSON nested deeper than ", kMaxJsonDepth));
+        const char close = *p == '{' ? '}' : ']';
+        const bool object = *p == '{';
+        ++p;
+        ROOFLINE_JSON_TRY(ws(p));
+        if (*p == close) {
+          ++p;
+          return R::kOk;
+        }
+        for (;;) {
+          if (object) {
+            ROOFLINE_JSON_TRY(ws(p));
+            if (*p != '"') return fail(p, cat("expected a key, got ", describe(p)));
+            ROOFLINE_JSON_TRY(skip_string(p));
+            ROOFLINE_JSON_TRY(expect(p, ':', "after a key"));
+          }
+          ROOFLINE_JSON_TRY(skip(p, depth + 1));
+          ROOFLINE_JSON_TRY(ws(p));
+          if (*p == ',') {
+            ++p;
+            continue;
+          }
+          if (*p == close) {
+            ++p;
+            return R::kOk;
+          }
+          return fail(p, cat("expected ',' or '", close, "', got ", describe(p)));
+        }
+      }
+      case 't': return literal(p, "true");
+      case 'f': return literal(p, "false");
+      case 'n': return literal(p, "null");
+      default: {
+        std::string_view tok;
+        return number(p, tok);
+      }
+    }
+  }
+
+ private:
+  R hex4(const char*& c, std::uint32_t& v) {
+    if (w_.end - c < 4) return R::kMore;
+    v = 0;
+    for (int i = 0; i < 4; ++i) {
+      const char h = c[i];
+      v <<= 4;
+      if (h >= '0' && h <= '9') v |= static_cast<std::uint32_t>(h - '0');
+      else if (h >= 'a' && h <= 'f') v |= static_cast<std::uint32_t>(h - 'a' + 10);
+      else if (h >= 'A' && h <= 'F') v |= static_cast<std::uint32_t>(h - 'A' + 10);
+      else return fail(c, "invalid \\u escape");
+    }
+    c += 4;
+    return R::kOk;
+  }
+
+  static void utf8(std::string& out, std::uint32_t cp) {
+    if (cp < 0x80) {
+      out.push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+      out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else {
+      out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    }
+  }
+
+  JsonWindow& w_;
+};
+
+}  // namespace roofline::detail

@@ -1,0 +1,303 @@
+#include "roofline/trace/op_stats.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace roofline {
+namespace {
+
+constexpr double kPs = 1e-12;
+
+struct Interval {
+  std::int64_t start, end;
+};
+
+// Sorted, disjoint union of `v`.
+std::vector<Interval> merge(std::vector<Interval> v) {
+  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  std::vector<Interval> out;
+  for (const Interval& i : v) {
+    if (i.end <= i.start) continue;
+    if (!out.empty() && i.start <= out.back().end) out.back().end = std::max(out.back().end, i.end);
+    else out.push_back(i);
+  }
+  return out;
+}
+
+std::int64_t length(const std::vector<Interval>& v) {
+  std::int64_t n = 0;
+  for (const Interval& i : v) n += i.end - i.start;
+  return n;
+}
+
+// Length of the intersection of two sorted disjoint unions.
+std::int64_t overlap(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::int64_t n = 0;
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const std::int64_t s = std::max(a[i].start, b[j].start);
+    const std::int64_t e = std::min(a[i].end, b[j].end);
+    if (e > s) n += e - s;
+    (a[i].end < b[j].end) ? ++i : ++j;
+  }
+  return n;
+}
+
+struct Accum {
+  std::vector<std::int64_t> self_ps;
+  bool async = false;
+};
+
+OpStat finish_op(const Trace& t, std::uint32_t op, Accum& a, double denominator_s) {
+  const OpInfo& info = t.ops[op];
+  OpStat s{.op = op,
+           .name = info.name,
+           .module = info.module,
+           .program_id = info.program_id,
+           .kernel = info.kernel,
+           .category = info.category,
+           .op_class = info.op_class,
+           .async = a.async,
+           .flops = info.flops,
+           .bytes_accessed = info.bytes_accessed};
+  std::vector<std::int64_t>& v = a.self_ps;
+  std::sort(v.begin(), v.end());
+  s.count = static_cast<std::int64_t>(v.size());
+  double total = 0;
+  for (std::int64_t x : v) total += static_cast<double>(x);
+  s.total_s = total * kPs;
+  s.mean_s = s.total_s / static_cast<double>(v.size());
+  const std::size_t n = v.size();
+  s.median_s = (n % 2 == 1 ? static_cast<double>(v[n / 2])
+                           : 0.5 * (static_cast<double>(v[n / 2 - 1]) + static_cast<double>(v[n / 2]))) *
+               kPs;
+  s.min_s = static_cast<double>(v.front()) * kPs;
+  s.max_s = static_cast<double>(v.back()) * kPs;
+  s.share = denominator_s > 0 ? s.total_s / denominator_s : 0;
+  return s;
+}
+
+// Ops in flight on async lines are listed after the ops that keep the device busy.
+bool by_total(const OpStat& a, const OpStat& b) {
+  if (a.async != b.async) return b.async;
+  if (a.total_s != b.total_s) return a.total_s > b.total_s;
+  return a.op < b.op;
+}
+
+// An op on an async line (copy-start in flight) and the same op on the op
+// line (its issue) are different rows.
+std::uint64_t row_key(std::uint32_t op, bool async) { return (std::uint64_t{op} << 1) | (async ? 1 : 0); }
+
+std::vector<CategoryStat> categories_of(const std::vector<OpStat>& ops, double denominator_s) {
+  // By category and class: NCCL kernels and GEMMs are both "kernel".
+  std::map<std::pair<std::string, OpClass>, CategoryStat> by;
+  for (const OpStat& o : ops) {
+    if (o.async) continue;
+    CategoryStat& c = by[{o.category, o.op_class}];
+    c.category = o.category;
+    c.op_class = o.op_class;
+    c.count += o.count;
+    c.total_s += o.total_s;
+  }
+  std::vector<CategoryStat> out;
+  for (auto& [k, c] : by) {
+    c.share = denominator_s > 0 ? c.total_s / denominator_s : 0;
+    out.push_back(c);
+  }
+  std::sort(out.begin(), out.end(), [](const CategoryStat& a, const CategoryStat& b) {
+    if (a.total_s != b.total_s) return a.total_s > b.total_s;
+    return a.category < b.category;
+  });
+  return out;
+}
+
+struct Segment {
+  std::int64_t start, end;
+  std::uint32_t op;
+};
+
+// Host timelines as segments naming the innermost event running, so a gap is
+// explained by what the host was actually doing, not by its outer frames.
+std::vector<Segment> innermost_segments(const Device& h) {
+  std::vector<Segment> out;
+  std::vector<const Event*> stack;
+  std::int64_t cursor = 0;
+  std::uint32_t line = ~0u;
+  auto emit = [&](const Event* e, std::int64_t from, std::int64_t to) {
+    if (to > from) out.push_back({from, to, e->op});
+  };
+  auto drain = [&](std::int64_t until) {
+    while (!stack.empty() && stack.back()->end_ps() <= until) {
+      emit(stack.back(), cursor, stack.back()->end_ps());
+      cursor = std::max(cursor, stack.back()->end_ps());
+      stack.pop_back();
+    }
+  };
+  for (const Event& e : h.events) {
+    if (e.line != line) {
+      drain(std::numeric_limits<std::int64_t>::max());
+      line = e.line;
+      cursor = e.start_ps;
+    }
+    drain(e.start_ps);
+    if (!stack.empty()) emit(stack.back(), cursor, e.start_ps);
+    cursor = std::max(cursor, e.start_ps);
+    stack.push_back(&e);
+  }
+  drain(std::numeric_limits<std::int64_t>::max());
+  return out;
+}
+
+std::optional<StepStats> step_stats(const std::vector<Step>& steps, bool from_host) {
+  if (steps.empty()) return std::nullopt;
+  std::vector<std::int64_t> d;
+  for (const Step& s : steps) d.push_back(s.duration_ps);
+  std::sort(d.begin(), d.end());
+  StepStats st;
+  st.from_host = from_host;
+  st.count = static_cast<std::int64_t>(d.size());
+  double total = 0;
+  for (std::int64_t x : d) total += static_cast<double>(x);
+  st.mean_s = total * kPs / static_cast<double>(d.size());
+  const std::size_t n = d.size();
+  st.median_s = (n % 2 ? static_cast<double>(d[n / 2])
+                       : 0.5 * (static_cast<double>(d[n / 2 - 1]) + static_cast<double>(d[n / 2]))) *
+                kPs;
+  st.min_s = static_cast<double>(d.front()) * kPs;
+  st.max_s = static_cast<double>(d.back()) * kPs;
+  return st;
+}
+
+}  // namespace
+
+TraceStats compute_op_stats(const Trace& t, const OpStatsOptions& options) {
+  TraceStats out;
+  absl::flat_hash_map<std::uint64_t, Accum> all_ops;
+  double all_denominator = 0, window_sum = 0;
+  // Host segments per host name, built on first use.
+  std::map<std::string, std::vector<Segment>> host_segments;
+  auto segments_for = [&](const std::string& host) -> const std::vector<Segment>& {
+    auto it = host_segments.find(host);
+    if (it != host_segments.end()) return it->second;
+    std::vector<Segment> segs;
+    for (const Device& h : t.hosts) {
+      if (!host.empty() && !h.host.empty() && h.host != host) continue;
+      std::vector<Segment> s = innermost_segments(h);
+      segs.insert(segs.end(), s.begin(), s.end());
+    }
+    return host_segments.emplace(host, std::move(segs)).first->second;
+  };
+
+  for (std::size_t di = 0; di < t.devices.size(); ++di) {
+    const Device& d = t.devices[di];
+    if (options.device_id && d.id != *options.device_id) continue;
+    absl::flat_hash_map<std::uint64_t, Accum> ops;
+    std::vector<Interval> busy, compute, collective, movement;
+    std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = std::numeric_limits<std::int64_t>::min();
+    std::int64_t sync_self_ps = 0, events = 0;
+    for (const Event& e : d.events) {
+      const LineRole role = d.lines[e.line].role;
+      if (role != LineRole::kOps && role != LineRole::kAsyncOps) continue;
+      const bool async = role == LineRole::kAsyncOps;
+      ++events;
+      Accum& a = ops[row_key(e.op, async)];
+      a.async = async;
+      a.self_ps.push_back(e.self_ps);
+      Accum& g = all_ops[row_key(e.op, async)];
+      g.async = async;
+      g.self_ps.push_back(e.self_ps);
+      if (async) continue;
+      sync_self_ps += e.self_ps;
+      first = std::min(first, e.start_ps);
+      last = std::max(last, e.end_ps());
+      const Interval iv{e.start_ps, e.end_ps()};
+      busy.push_back(iv);
+      switch (t.ops[e.op].op_class) {
+        case OpClass::kCompute: compute.push_back(iv); break;
+        case OpClass::kCollective: collective.push_back(iv); break;
+        case OpClass::kDataMovement: movement.push_back(iv); break;
+      }
+    }
+    if (events == 0) continue;
+    DeviceStats ds;
+    ds.device = di;
+    ds.id = d.id;
+    ds.name = d.name;
+    ds.host = d.host;
+    ds.model = d.model;
+    ds.chip = d.chip;
+    ds.op_events = events;
+    const std::vector<Interval> busy_u = merge(std::move(busy));
+    const std::vector<Interval> compute_u = merge(std::move(compute));
+    const std::vector<Interval> coll_u = merge(std::move(collective));
+    if (!busy_u.empty()) {
+      ds.window_s = static_cast<double>(last - first) * kPs;
+      ds.busy_s = static_cast<double>(length(busy_u)) * kPs;
+      ds.idle_s = ds.window_s - ds.busy_s;
+      ds.duty_cycle = ds.window_s > 0 ? ds.busy_s / ds.window_s : 1.0;
+      ds.compute_s = static_cast<double>(length(compute_u)) * kPs;
+      ds.collective_s = static_cast<double>(length(coll_u)) * kPs;
+      ds.data_movement_s = static_cast<double>(length(merge(std::move(movement)))) * kPs;
+      ds.exposed_collective_s =
+          static_cast<double>(length(coll_u) - overlap(coll_u, compute_u)) * kPs;
+      // Idle gaps between busy stretches, largest first.
+      std::vector<Interval> gaps;
+      for (std::size_t i = 1; i < busy_u.size(); ++i) gaps.push_back({busy_u[i - 1].end, busy_u[i].start});
+      std::sort(gaps.begin(), gaps.end(), [](const Interval& a, const Interval& b) {
+        return (a.end - a.start) > (b.end - b.start) || ((a.end - a.start) == (b.end - b.start) && a.start < b.start);
+      });
+      if (gaps.size() > options.idle_gaps) gaps.resize(options.idle_gaps);
+      const std::vector<Segment>* segs = t.hosts.empty() ? nullptr : &segments_for(d.host);
+      for (const Interval& g : gaps) {
+        IdleGap ig;
+        ig.start_s = static_cast<double>(g.start) * kPs;
+        ig.duration_s = static_cast<double>(g.end - g.start) * kPs;
+        if (segs) {
+          absl::flat_hash_map<std::uint32_t, std::int64_t> by_op;
+          for (const Segment& s : *segs) {
+            const std::int64_t a = std::max(s.start, g.start), b = std::min(s.end, g.end);
+            if (b > a) by_op[s.op] += b - a;
+          }
+          std::map<std::string, std::int64_t> by_name;
+          for (const auto& [op, ps] : by_op) by_name[t.ops[op].name] += ps;
+          for (const auto& [name, ps] : by_name)
+            ig.host.push_back({.name = name, .overlap_s = static_cast<double>(ps) * kPs});
+          std::sort(ig.host.begin(), ig.host.end(), [](const HostActivity& a, const HostActivity& b) {
+            return a.overlap_s != b.overlap_s ? a.overlap_s > b.overlap_s : a.name < b.name;
+          });
+          if (ig.host.size() > options.host_activities) ig.host.resize(options.host_activities);
+        }
+        ds.idle_gaps.push_back(std::move(ig));
+      }
+    }
+    const double denominator = static_cast<double>(sync_self_ps) * kPs;
+    for (auto& [key, a] : ops) ds.ops.push_back(finish_op(t, static_cast<std::uint32_t>(key >> 1), a, denominator));
+    std::sort(ds.ops.begin(), ds.ops.end(), by_total);
+    ds.categories = categories_of(ds.ops, denominator);
+    if (!d.steps.empty()) {
+      ds.steps = step_stats(d.steps, false);
+    } else {
+      // The host's steps: those of this device's host when several hosts were read.
+      std::vector<Step> mine;
+      for (const Step& s : t.host_steps)
+        if (s.host.empty() || s.host == d.host) mine.push_back(s);
+      ds.steps = step_stats(mine, true);
+    }
+    all_denominator += denominator;
+    out.busy_s += ds.busy_s;
+    out.idle_s += ds.idle_s;
+    window_sum += ds.window_s;
+    out.devices.push_back(std::move(ds));
+  }
+  out.duty_cycle = window_sum > 0 ? out.busy_s / window_sum : 0;
+  for (auto& [key, a] : all_ops)
+    out.ops.push_back(finish_op(t, static_cast<std::uint32_t>(key >> 1), a, all_denominator));
+  std::sort(out.ops.begin(), out.ops.end(), by_total);
+  out.categories = categories_of(out.ops, all_denominator);
+  return out;
+}
+
+}  // namespace roofline

@@ -1,0 +1,290 @@
+// Format sniffing, directories, and merging what several files held.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <system_error>
+
+#include "roofline/detail/cat.hpp"
+#include "roofline/detail/status_macros.hpp"
+#include "roofline/trace/read.hpp"
+#include "src/trace/byte_stream.hpp"
+#include "src/trace/chrome_json.hpp"
+#include "src/trace/trace_builder.hpp"
+#include "src/trace/xplane_decode.hpp"
+
+namespace roofline {
+namespace {
+
+namespace fs = std::filesystem;
+using detail::cat;
+
+enum class Sniffed { kJson, kXSpace, kUnknown };
+
+Sniffed sniff_plain(std::string_view head) {
+  std::size_t i = 0;
+  if (head.substr(0, 3) == "\xEF\xBB\xBF") i = 3;
+  while (i < head.size() && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) ++i;
+  if (i < head.size() && (head[i] == '{' || head[i] == '[')) return Sniffed::kJson;
+  // An XSpace starts with one of its fields: planes (0x0A), errors (0x12),
+  // warnings (0x1A) or hostnames (0x22), all length-delimited.
+  if (!head.empty()) {
+    const unsigned char b = static_cast<unsigned char>(head[0]);
+    if (b == 0x0A || b == 0x12 || b == 0x1A || b == 0x22) return Sniffed::kXSpace;
+  }
+  return Sniffed::kUnknown;
+}
+
+// NotFound: the file holds no trace (a directory read skips such files).
+absl::Status not_a_trace(std::string_view origin, std::string_view head) {
+  std::string hex;
+  for (std::size_t i = 0; i < std::min<std::size_t>(head.size(), 8); ++i) {
+    char b[4];
+    std::snprintf(b, sizeof b, "%02x", static_cast<unsigned char>(head[i]));
+    if (!hex.empty()) hex += ' ';
+    hex += b;
+  }
+  if (head.empty()) return absl::NotFoundError(cat(origin, ": empty file, not a trace"));
+  return absl::NotFoundError(
+      cat(origin, ": not a trace: neither gzip, JSON nor an XSpace protobuf (starts with ", hex, ")"));
+}
+
+// "vm.trace.json.gz" -> "vm", "rank0.pt.trace.json" -> "rank0".
+std::string file_stem(const std::string& path) {
+  std::string name = fs::path(path).filename().string();
+  for (std::string_view suffix : {".gz", ".json", ".trace", ".pt", ".pb", ".xplane"})
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      name.resize(name.size() - suffix.size());
+  return name;
+}
+
+absl::StatusOr<Trace> read_file(const std::string& path, const TraceReadOptions& options) {
+  char head_buf[4096];
+  std::size_t head_len = 0;
+  {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return absl::NotFoundError(cat(path, ": cannot open: ", std::strerror(errno)));
+    ssize_t k;
+    do k = ::pread(fd, head_buf, sizeof head_buf, 0);
+    while (k < 0 && errno == EINTR);
+    const int err = errno;
+    ::close(fd);
+    if (k < 0) return absl::DataLossError(cat(path, ": read failed: ", std::strerror(err)));
+    head_len = static_cast<std::size_t>(k);
+  }
+  const std::string_view head(head_buf, head_len);
+  absl::StatusOr<Trace> trace;
+  if (detail::is_gzip(head)) {
+    // Peek at the decompressed start to tell JSON from a gzip'd XSpace.
+    std::string inner_head(4096, '\0');
+    {
+      ROOFLINE_ASSIGN_OR_RETURN(auto file, detail::FileStream::open(path));
+      auto gz = detail::make_gzip_stream(std::move(file), path, options.max_decompressed_bytes);
+      std::size_t have = 0;
+      while (have < inner_head.size()) {
+        ROOFLINE_ASSIGN_OR_RETURN(std::size_t k, gz->read(inner_head.data() + have, inner_head.size() - have));
+        if (k == 0) break;
+        have += k;
+      }
+      inner_head.resize(have);
+    }
+    const Sniffed s = sniff_plain(inner_head);
+    if (s == Sniffed::kJson) {
+      ROOFLINE_ASSIGN_OR_RETURN(auto file, detail::FileStream::open(path));
+      std::unique_ptr<detail::ByteStream> in =
+          detail::make_gzip_stream(std::move(file), path, options.max_decompressed_bytes);
+      if (options.background_inflate) in = detail::make_prefetch_stream(std::move(in));
+      trace = detail::read_chrome_json(*in, path, /*decompressed=*/true, options);
+    } else if (s == Sniffed::kXSpace) {
+      ROOFLINE_ASSIGN_OR_RETURN(auto file, detail::MappedFile::open(path));
+      ROOFLINE_ASSIGN_OR_RETURN(std::string bytes, detail::gunzip(file.bytes(), path, options.max_decompressed_bytes));
+      trace = detail::decode_xplane(bytes, path, options, nullptr);
+    } else {
+      return not_a_trace(cat(path, " (gzip'd)"), inner_head);
+    }
+  } else {
+    switch (sniff_plain(head)) {
+      case Sniffed::kJson: {
+        ROOFLINE_ASSIGN_OR_RETURN(auto file, detail::FileStream::open(path));
+        trace = detail::read_chrome_json(*file, path, /*decompressed=*/false, options);
+        break;
+      }
+      case Sniffed::kXSpace: {
+        ROOFLINE_ASSIGN_OR_RETURN(auto file, detail::MappedFile::open(path));
+        trace = detail::decode_xplane(file.bytes(), path, options, &file);
+        break;
+      }
+      case Sniffed::kUnknown: return not_a_trace(path, head);
+    }
+  }
+  if (!trace.ok()) return trace.status();
+  // jax names its JSON exports after the host; XPlanes say it themselves.
+  if (trace->formats.front() == TraceFormat::kTslJson) {
+    const std::string name = fs::path(path).filename().string();
+    if (name != "perfetto_trace.json.gz" && name != "perfetto_trace.json") {
+      const std::string host = file_stem(path);
+      for (Device& d : trace->devices)
+        if (d.host.empty()) d.host = host;
+      for (Device& d : trace->hosts)
+        if (d.host.empty()) d.host = host;
+    }
+  }
+  return trace;
+}
+
+bool is_profile_file(const std::string& name) {
+  auto ends = [&](std::string_view s) {
+    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends(".xplane.pb") || ends(".json") || ends(".json.gz");
+}
+
+// Appends `part` to `into`, re-interning its ops and calls.
+void merge(detail::TraceBuilder& b, Trace part, const std::string& host_fallback) {
+  Trace& t = b.trace();
+  std::vector<std::uint32_t> ops(part.ops.size()), calls(part.calls.size());
+  for (std::size_t i = 0; i < part.ops.size(); ++i) ops[i] = b.intern_op(std::move(part.ops[i]));
+  for (std::size_t i = 0; i < part.calls.size(); ++i) calls[i] = b.intern_call(std::move(part.calls[i]));
+  auto remap = [&](Device& d) {
+    for (Event& e : d.events) {
+      e.op = ops[e.op];
+      if (e.call != kNoCall) e.call = calls[e.call];
+    }
+    if (d.host.empty()) d.host = host_fallback;
+  };
+  for (Device& d : part.devices) {
+    remap(d);
+    t.devices.push_back(std::move(d));
+  }
+  for (Device& d : part.hosts) {
+    remap(d);
+    t.hosts.push_back(std::move(d));
+  }
+  for (Step& s : part.host_steps) {
+    if (s.host.empty()) s.host = host_fallback;
+    t.host_steps.push_back(std::move(s));
+  }
+  for (HloModuleBytes& h : part.hlo_modules) t.hlo_modules.push_back(std::move(h));
+  for (std::string& w : part.warnings) t.warnings.push_back(std::move(w));
+  t.files.insert(t.files.end(), part.files.begin(), part.files.end());
+  t.formats.insert(t.formats.end(), part.formats.begin(), part.formats.end());
+  if (!t.time_origin_ns) t.time_origin_ns = part.time_origin_ns;
+}
+
+absl::StatusOr<Trace> read_directory(const std::string& dir, const TraceReadOptions& options) {
+  std::map<std::string, std::vector<std::string>> by_folder;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) return absl::NotFoundError(cat(dir, ": cannot list: ", ec.message()));
+  for (; it != end; it.increment(ec)) {
+    if (ec) return absl::DataLossError(cat(dir, ": cannot list: ", ec.message()));
+    if (!it->is_regular_file(ec)) continue;
+    const std::string name = it->path().filename().string();
+    if (is_profile_file(name)) by_folder[it->path().parent_path().string()].push_back(it->path().string());
+  }
+  if (by_folder.empty())
+    return absl::NotFoundError(cat(dir, ": no profile files (*.xplane.pb, *.json, *.json.gz) under it"));
+  std::vector<std::string> warnings;
+  // jax writes each capture to plugins/profile/<run>/, <run> a timestamp.
+  // Sibling run folders are separate captures: read the newest.
+  if (by_folder.size() > 1) {
+    const fs::path parent = fs::path(by_folder.begin()->first).parent_path();
+    bool siblings = parent.filename() == "profile";
+    for (const auto& [folder, files] : by_folder)
+      if (fs::path(folder).parent_path() != parent) siblings = false;
+    if (siblings) {
+      auto last = std::prev(by_folder.end());
+      warnings.push_back(cat(dir, ": ", by_folder.size(), " capture folders; read the newest, ",
+                             last->first, " (pass a folder to choose)"));
+      by_folder = {*last};
+    }
+  }
+  std::vector<std::string> files;
+  for (auto& [folder, list] : by_folder) {
+    std::sort(list.begin(), list.end());
+    std::vector<std::string> xplanes, json;
+    for (const std::string& f : list) (f.size() > 10 && f.ends_with(".xplane.pb") ? xplanes : json).push_back(f);
+    if (!xplanes.empty()) {
+      // The JSON beside an XSpace is an export of it.
+      files.insert(files.end(), xplanes.begin(), xplanes.end());
+      continue;
+    }
+    const bool has_host_json = std::any_of(json.begin(), json.end(), [](const std::string& f) {
+      return f.ends_with(".trace.json.gz") && !f.ends_with("perfetto_trace.json.gz");
+    });
+    for (const std::string& f : json)
+      if (!(has_host_json && fs::path(f).filename().string().rfind("perfetto_trace.json", 0) == 0))
+        files.push_back(f);
+  }
+  detail::TraceBuilder b(dir);
+  std::size_t read = 0;
+  for (const std::string& f : files) {
+    absl::StatusOr<Trace> part = read_file(f, options);
+    // Other JSON beside the traces (configs, summaries) is skipped, said so;
+    // a damaged trace is an error.
+    if (part.status().code() == absl::StatusCode::kNotFound &&
+        (f.ends_with(".json") || f.ends_with(".json.gz"))) {
+      warnings.push_back(cat("skipped ", std::string(part.status().message())));
+      continue;
+    }
+    if (!part.ok()) return part.status();
+    merge(b, std::move(*part), files.size() > 1 ? file_stem(f) : std::string());
+    ++read;
+  }
+  if (read == 0)
+    return absl::NotFoundError(cat(dir, ": no trace among its ", files.size(), " candidate files (",
+                                   warnings.empty() ? std::string() : warnings.back(), ")"));
+  Trace& t = b.trace();
+  t.warnings.insert(t.warnings.begin(), warnings.begin(), warnings.end());
+  std::stable_sort(t.devices.begin(), t.devices.end(), [](const Device& a, const Device& b2) {
+    if (a.host != b2.host) return a.host < b2.host;
+    if (a.kind != b2.kind) return a.kind < b2.kind;
+    return a.id < b2.id;
+  });
+  return std::move(t);
+}
+
+}  // namespace
+
+absl::StatusOr<Trace> read_trace(const std::string& path, const TraceReadOptions& options) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return read_directory(path, options);
+  return read_file(path, options);
+}
+
+absl::StatusOr<Trace> parse_xplane(std::string_view bytes, std::string_view origin,
+                                   const TraceReadOptions& options) {
+  return detail::decode_xplane(bytes, origin, options, nullptr);
+}
+
+absl::StatusOr<Trace> parse_chrome_trace(std::string_view json, std::string_view origin,
+                                         const TraceReadOptions& options) {
+  detail::MemoryStream in(json);
+  return detail::read_chrome_json(in, std::string(origin), /*decompressed=*/false, options);
+}
+
+absl::StatusOr<Trace> parse_trace_bytes(std::string_view bytes, std::string_view origin,
+                                        const TraceReadOptions& options) {
+  if (detail::is_gzip(bytes)) {
+    ROOFLINE_ASSIGN_OR_RETURN(std::string plain, detail::gunzip(bytes, origin, options.max_decompressed_bytes));
+    const Sniffed s = sniff_plain(std::string_view(plain).substr(0, 4096));
+    if (s == Sniffed::kJson) {
+      detail::MemoryStream in(plain);
+      return detail::read_chrome_json(in, std::string(origin), /*decompressed=*/true, options);
+    }
+    if (s == Sniffed::kXSpace) return detail::decode_xplane(plain, origin, options, nullptr);
+    return not_a_trace(cat(origin, " (gzip'd)"), plain.substr(0, 8));
+  }
+  switch (sniff_plain(bytes.substr(0, 4096))) {
+    case Sniffed::kJson: return parse_chrome_trace(bytes, origin, options);
+    case Sniffed::kXSpace: return parse_xplane(bytes, origin, options);
+    case Sniffed::kUnknown: break;
+  }
+  return not_a_trace(origin, bytes.substr(0, 8));
+}
+
+}  // namespace roofline

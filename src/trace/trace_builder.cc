@@ -1,0 +1,373 @@
+#include "src/trace/trace_builder.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <utility>
+
+#include "roofline/detail/cat.hpp"
+
+namespace roofline {
+
+std::string_view device_kind_name(DeviceKind k) {
+  switch (k) {
+    case DeviceKind::kTpu: return "tpu";
+    case DeviceKind::kGpu: return "gpu";
+    case DeviceKind::kCpu: return "cpu";
+    case DeviceKind::kOther: return "other";
+  }
+  return "other";
+}
+
+std::string_view line_role_name(LineRole r) {
+  switch (r) {
+    case LineRole::kOps: return "ops";
+    case LineRole::kAsyncOps: return "async_ops";
+    case LineRole::kModules: return "modules";
+    case LineRole::kSteps: return "steps";
+    case LineRole::kAnnotations: return "annotations";
+    case LineRole::kDerived: return "derived";
+    case LineRole::kHostThread: return "host_thread";
+    case LineRole::kOther: return "other";
+  }
+  return "other";
+}
+
+std::string_view op_class_name(OpClass c) {
+  switch (c) {
+    case OpClass::kCompute: return "compute";
+    case OpClass::kCollective: return "collective";
+    case OpClass::kDataMovement: return "data_movement";
+  }
+  return "compute";
+}
+
+std::string_view trace_format_name(TraceFormat f) {
+  switch (f) {
+    case TraceFormat::kXPlane: return "xplane";
+    case TraceFormat::kTslJson: return "tsl_json";
+    case TraceFormat::kKinetoJson: return "kineto_json";
+    case TraceFormat::kChromeJson: return "chrome_json";
+  }
+  return "chrome_json";
+}
+
+namespace detail {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+template <std::size_t N>
+bool contains_any(std::string_view haystack, const std::string_view (&needles)[N]) {
+  for (std::string_view n : needles)
+    if (haystack.find(n) != std::string_view::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+PlaneKind classify_plane(std::string_view name) {
+  PlaneKind k;
+  if (auto at = name.find("/device:"); at != std::string_view::npos) {
+    std::string_view rest = name.substr(at + 8);
+    k.is_device = true;
+    if (starts_with(rest, "TPU:")) {
+      k.kind = DeviceKind::kTpu;
+      rest.remove_prefix(4);
+    } else if (starts_with(rest, "GPU:")) {
+      k.kind = DeviceKind::kGpu;
+      rest.remove_prefix(4);
+    } else {
+      k.kind = DeviceKind::kOther;
+      if (auto colon = rest.rfind(':'); colon != std::string_view::npos) rest.remove_prefix(colon + 1);
+    }
+    int ordinal = 0;
+    auto r = std::from_chars(rest.data(), rest.data() + rest.size(), ordinal);
+    k.ordinal = r.ec == std::errc() ? ordinal : 0;
+    return k;
+  }
+  if (name.find("/host:CPU") != std::string_view::npos) k.is_host = true;
+  return k;
+}
+
+LineRole device_line_role(DeviceKind kind, std::string_view name) {
+  if (name == "XLA Modules" || name == "Sparse Core Modules") return LineRole::kModules;
+  if (name == "Steps" || name == "Sparse Core Steps") return LineRole::kSteps;
+  if (kind == DeviceKind::kGpu) {
+    if (starts_with(name, "Stream #")) return LineRole::kOps;
+    if (name == "XLA Ops" || name == "TensorFlow Ops" || name == "TensorFlow Name Scope" ||
+        name == "Framework Ops" || name == "Framework Name Scope" || name == "Source code" ||
+        name == "Launch Stats")
+      return LineRole::kDerived;
+    return LineRole::kOther;
+  }
+  if (name == "XLA Ops" || name == "Sparse Core Ops") return LineRole::kOps;
+  if (name == "Async XLA Ops") return LineRole::kAsyncOps;
+  if (name == "Framework Ops" || name == "Framework Name Scope" || name == "Source code" ||
+      name == "TensorFlow Ops" || name == "TensorFlow Name Scope")
+    return LineRole::kDerived;
+  return LineRole::kOther;
+}
+
+OpClass classify_op(std::string_view category, std::string_view name, std::string_view kernel) {
+  const std::string cat = lower(category);
+  const std::string n = lower(name);
+  const std::string k = lower(kernel);
+  static constexpr std::string_view kCollectiveWords[] = {
+      "all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute",
+      "collective-broadcast", "ragged-all-to-all", "nccl", "rccl", "all_reduce", "allreduce",
+      "all_gather", "allgather", "reduce_scatter", "reducescatter", "alltoall", "all_to_all",
+      "sendrecv", "collective"};
+  if (contains_any(cat, kCollectiveWords) || contains_any(n, kCollectiveWords) ||
+      contains_any(k, kCollectiveWords) || cat == "send" || cat == "recv" ||
+      starts_with(n, "send.") || starts_with(n, "recv.") || n == "send" || n == "recv" ||
+      starts_with(n, "send-done") || starts_with(n, "recv-done"))
+    return OpClass::kCollective;
+  static constexpr std::string_view kMoveCategories[] = {
+      "gpu_memcpy", "gpu_memset", "memcpy", "memset", "copy", "copy-start", "copy-done",
+      "async-copy", "host offload"};
+  for (std::string_view m : kMoveCategories)
+    if (cat == m) return OpClass::kDataMovement;
+  if (starts_with(n, "memcpy") || starts_with(n, "memset") || starts_with(n, "copy-start") ||
+      starts_with(n, "copy-done") || n == "copy" || starts_with(n, "copy.") ||
+      starts_with(k, "memcpy") || starts_with(k, "memset") || k.find("copybuffer") != std::string::npos)
+    return OpClass::kDataMovement;
+  return OpClass::kCompute;
+}
+
+ModuleName split_module_name(std::string_view s) {
+  ModuleName m;
+  if (!s.empty() && s.back() == ')') {
+    if (auto open = s.rfind('('); open != std::string_view::npos && open > 0) {
+      std::uint64_t id = 0;
+      const char* b = s.data() + open + 1;
+      const char* e = s.data() + s.size() - 1;
+      auto r = std::from_chars(b, e, id);
+      if (r.ec == std::errc() && r.ptr == e && b != e) {
+        m.name = std::string(s.substr(0, open));
+        m.program_id = id;
+        return m;
+      }
+    }
+  }
+  m.name = std::string(s);
+  return m;
+}
+
+std::string infer_gpu_model(std::string_view vendor, int major, int minor, int cores,
+                            double memory_bytes) {
+  const std::string v = lower(vendor);
+  const bool amd = v.find("amd") != std::string::npos;
+  const bool nvidia = v.empty() || v.find("nvidia") != std::string::npos;
+  const double gb = memory_bytes / 1e9;
+  if (amd && major == 9 && minor == 4) {
+    if (cores == 304) return gb > 220 ? "AMD Instinct MI325X" : "AMD Instinct MI300X";
+    if (cores == 228) return "AMD Instinct MI300A";
+  }
+  if (!nvidia || amd) return "";
+  if (major == 7 && minor == 0 && cores == 80) return "Tesla V100";
+  if (major == 8 && minor == 0 && cores == 108)
+    return gb > 60 ? "NVIDIA A100-SXM4-80GB" : "NVIDIA A100-SXM4-40GB";
+  if (major == 9 && minor == 0 && cores == 132)
+    return gb > 100 ? "NVIDIA H200" : "NVIDIA H100 80GB HBM3";
+  if (major == 10 && minor == 0 && cores == 148) return "NVIDIA B200";
+  return "";
+}
+
+void append_compact_json(std::string& out, std::string_view s) {
+  bool in_string = false, escaped = false;
+  for (char c : s) {
+    if (in_string) {
+      out.push_back(c);
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+      out.push_back(c);
+    } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+      out.push_back(c);
+    }
+  }
+}
+
+std::uint32_t TraceBuilder::intern_op(OpInfo op) {
+  key_.clear();
+  key_.append(op.module).push_back('\x1f');
+  if (op.program_id) detail::append_one(key_, *op.program_id);
+  key_.push_back('\x1f');
+  key_.append(op.name).push_back('\x1f');
+  key_.append(op.kernel).push_back('\x1f');
+  key_.append(op.category).push_back('\x1f');
+  key_.append(op.hlo_text);
+  auto [it, inserted] =
+      op_index_.try_emplace(key_, static_cast<std::uint32_t>(trace_.ops.size()));
+  if (inserted) {
+    op.op_class = classify_op(op.category, op.name, op.kernel);
+    trace_.ops.push_back(std::move(op));
+  }
+  return it->second;
+}
+
+std::uint32_t TraceBuilder::intern_call(CallInfo c) {
+  key_.clear();
+  for (const std::string* s : {&c.launcher, &c.input_dims, &c.input_types, &c.collective,
+                               &c.dtype, &c.process_group})
+    key_.append(*s).push_back('\x1f');
+  for (const auto* v : {&c.in_msg_nelems, &c.out_msg_nelems, &c.group_size}) {
+    if (*v) detail::append_one(key_, **v);
+    key_.push_back('\x1f');
+  }
+  auto [it, inserted] =
+      call_index_.try_emplace(key_, static_cast<std::uint32_t>(trace_.calls.size()));
+  if (inserted) trace_.calls.push_back(std::move(c));
+  return it->second;
+}
+
+namespace {
+
+bool event_order(const Event& a, const Event& b) {
+  if (a.line != b.line) return a.line < b.line;
+  if (a.start_ps != b.start_ps) return a.start_ps < b.start_ps;
+  return a.duration_ps > b.duration_ps;
+}
+
+// Parent links and self time on each line. An event is a child when it lies
+// wholly inside an enclosing one; a partial overlap (rounding in exports)
+// makes siblings, never negative self time.
+void nest(Device& d) {
+  if (!std::is_sorted(d.events.begin(), d.events.end(), event_order))
+    std::stable_sort(d.events.begin(), d.events.end(), event_order);
+  std::vector<std::int32_t> stack;
+  std::uint32_t line = ~0u;
+  for (std::size_t i = 0; i < d.events.size(); ++i) {
+    Event& e = d.events[i];
+    e.self_ps = e.duration_ps;
+    e.parent = kNoParent;
+    if (e.line != line) {
+      stack.clear();
+      line = e.line;
+    }
+    while (!stack.empty()) {
+      const Event& top = d.events[static_cast<std::size_t>(stack.back())];
+      if (e.start_ps >= top.start_ps && e.end_ps() <= top.end_ps()) break;
+      stack.pop_back();
+    }
+    if (!stack.empty()) {
+      e.parent = stack.back();
+      Event& p = d.events[static_cast<std::size_t>(stack.back())];
+      p.self_ps = std::max<std::int64_t>(0, p.self_ps - e.duration_ps);
+    }
+    stack.push_back(static_cast<std::int32_t>(i));
+  }
+}
+
+struct ModuleSpan {
+  std::int64_t start_ps, end_ps;
+  std::uint32_t op;
+};
+
+// Ops read without their module (TSL JSON drops program ids; XLA Ops events
+// carry none) get it from the XLA Modules event they run inside.
+void attribute_modules(Device& d, TraceBuilder& b) {
+  std::vector<ModuleSpan> spans;
+  for (const Event& e : d.events)
+    if (d.lines[e.line].role == LineRole::kModules) spans.push_back({e.start_ps, e.end_ps(), e.op});
+  if (spans.empty()) return;
+  std::sort(spans.begin(), spans.end(),
+            [](const ModuleSpan& x, const ModuleSpan& y) { return x.start_ps < y.start_ps; });
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> rekeyed;  // (op << 32 | module op) -> op
+  for (Event& e : d.events) {
+    const LineRole role = d.lines[e.line].role;
+    if (role != LineRole::kOps && role != LineRole::kAsyncOps) continue;
+    {
+      const OpInfo& op = b.trace().ops[e.op];
+      if (!op.module.empty() || op.program_id) continue;
+    }
+    auto it = std::upper_bound(spans.begin(), spans.end(), e.start_ps,
+                               [](std::int64_t t, const ModuleSpan& s) { return t < s.start_ps; });
+    if (it == spans.begin()) continue;
+    --it;
+    if (e.start_ps > it->end_ps) continue;
+    const std::uint64_t key = (std::uint64_t{e.op} << 32) | it->op;
+    auto found = rekeyed.find(key);
+    if (found == rekeyed.end()) {
+      OpInfo copy = b.trace().ops[e.op];
+      ModuleName m = split_module_name(b.trace().ops[it->op].name);
+      copy.module = m.name;
+      copy.program_id = m.program_id;
+      found = rekeyed.emplace(key, b.intern_op(std::move(copy))).first;
+    }
+    e.op = found->second;
+  }
+}
+
+void collect_steps(Device& d, const Trace& t) {
+  d.steps.clear();
+  for (const Event& e : d.events) {
+    const LineRole role = d.lines[e.line].role;
+    const std::string& name = t.ops[e.op].name;
+    if (role == LineRole::kSteps ||
+        (role == LineRole::kAnnotations && starts_with(name, "ProfilerStep#")))
+      d.steps.push_back({.name = name, .start_ps = e.start_ps, .duration_ps = e.duration_ps});
+  }
+  std::stable_sort(d.steps.begin(), d.steps.end(),
+                   [](const Step& a, const Step& b) { return a.start_ps < b.start_ps; });
+}
+
+// jax on CPU has no device plane: XLA's CPU thunks run on host threads and
+// carry hlo_module / hlo_op. They become the ops of an "XLA:CPU" device.
+void synthesize_cpu_device(Trace& t) {
+  if (!t.devices.empty()) return;
+  for (const Device& h : t.hosts) {
+    Device cpu;
+    cpu.host = h.host;
+    cpu.name = "XLA:CPU";
+    cpu.model = "XLA:CPU";
+    cpu.kind = DeviceKind::kCpu;
+    std::vector<std::int64_t> line_map(h.lines.size(), -1);
+    for (const Event& e : h.events) {
+      if (t.ops[e.op].module.empty()) continue;
+      if (line_map[e.line] < 0) {
+        line_map[e.line] = static_cast<std::int64_t>(cpu.lines.size());
+        Line l = h.lines[e.line];
+        l.role = LineRole::kOps;
+        cpu.lines.push_back(std::move(l));
+      }
+      Event copy = e;
+      copy.line = static_cast<std::uint32_t>(line_map[e.line]);
+      cpu.events.push_back(copy);
+    }
+    if (!cpu.events.empty()) t.devices.push_back(std::move(cpu));
+  }
+}
+
+}  // namespace
+
+absl::Status TraceBuilder::finish() {
+  synthesize_cpu_device(trace_);
+  for (Device& d : trace_.devices) {
+    nest(d);
+    attribute_modules(d, *this);
+    collect_steps(d, trace_);
+    if (!d.model.empty() && d.chip == nullptr) d.chip = chip_for_device_name(d.model);
+  }
+  for (Device& h : trace_.hosts) nest(h);
+  std::stable_sort(trace_.host_steps.begin(), trace_.host_steps.end(),
+                   [](const Step& a, const Step& b) { return a.start_ps < b.start_ps; });
+  std::stable_sort(trace_.devices.begin(), trace_.devices.end(), [](const Device& a, const Device& b) {
+    if (a.host != b.host) return a.host < b.host;
+    if (a.kind != b.kind) return a.kind < b.kind;
+    return a.id < b.id;
+  });
+  return absl::OkStatus();
+}
+
+}  // namespace detail
+}  // namespace roofline

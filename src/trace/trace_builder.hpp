@@ -1,0 +1,72 @@
+// What every trace reader shares: interning ops and calls, naming line roles
+// and device models, and the finishing pass (sorting, nesting and self time,
+// module attribution, steps, chip lookup). Internal to src/trace.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "roofline/trace/trace.hpp"
+
+namespace roofline::detail {
+
+// XPlane and TSL plane names: "/device:TPU:3" -> {kTpu, 3}; hosts and
+// metadata planes are not devices.
+struct PlaneKind {
+  bool is_device = false;
+  bool is_host = false;
+  DeviceKind kind = DeviceKind::kOther;
+  int ordinal = 0;
+};
+PlaneKind classify_plane(std::string_view plane_name);
+
+// The role of a line named `name` on a device of `kind`. On GPUs the op
+// timeline is the raw "Stream #N" lines; "XLA Ops" there is viewer-derived.
+LineRole device_line_role(DeviceKind kind, std::string_view name);
+
+// Compute / collective / data movement from the category and names.
+OpClass classify_op(std::string_view category, std::string_view name, std::string_view kernel);
+
+// "jit_f(12190760917235803885)" -> {"jit_f", 12190760917235803885}.
+struct ModuleName {
+  std::string name;
+  std::optional<std::uint64_t> program_id;
+};
+ModuleName split_module_name(std::string_view s);
+
+// A GPU's model when the profiler reported only capabilities (XLA's GPU
+// planes carry vendor, compute capability, SM/CU count and memory but no
+// name). Returns "" when the combination is not one we know.
+std::string infer_gpu_model(std::string_view vendor, int cc_major, int cc_minor, int cores,
+                            double memory_bytes);
+
+// Appends `s` to `out` with JSON whitespace outside strings removed.
+void append_compact_json(std::string& out, std::string_view s);
+
+class TraceBuilder {
+ public:
+  explicit TraceBuilder(std::string source) { trace_.source = std::move(source); }
+
+  Trace& trace() { return trace_; }
+
+  // Equal ops (same module, program, name, kernel, category and HLO text)
+  // share one index.
+  std::uint32_t intern_op(OpInfo op);
+  std::uint32_t intern_call(CallInfo call);
+
+  // Sorting, self time, modules for ops that lack them, steps, chips. Call once.
+  absl::Status finish();
+
+ private:
+  Trace trace_;
+  absl::flat_hash_map<std::string, std::uint32_t> op_index_;
+  absl::flat_hash_map<std::string, std::uint32_t> call_index_;
+  std::string key_;  // scratch
+};
+
+}  // namespace roofline::detail

@@ -1,0 +1,94 @@
+// Turns decoded XSpace contents into a roofline::Trace. A decoder (the
+// streaming wire decoder in xplane_wire.cc; bench/ also drives it from
+// libprotobuf messages to compare the two) hands it
+//   1. every plane's metadata (views that must outlive the assembler), then
+//   2. for each plane in the same order: begin_plane, its lines and events,
+//   3. finish().
+// Stats are resolved by their names, never by id (ids are per plane).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "roofline/trace/read.hpp"
+#include "src/trace/trace_builder.hpp"
+
+namespace roofline::detail {
+
+enum class XStatType : std::uint8_t { kNone, kDouble, kUint64, kInt64, kStr, kBytes, kRef, kCompressedStr };
+
+struct XStatView {
+  std::int64_t metadata_id = 0;
+  XStatType type = XStatType::kNone;
+  double d = 0;
+  std::uint64_t u = 0;  // uint64 and ref values
+  std::int64_t i = 0;
+  std::string_view s;   // str, bytes and compressed values
+};
+
+struct XEventMetadataView {
+  std::int64_t id = 0;
+  std::string_view name;
+  std::string_view display_name;
+  std::vector<XStatView> stats;
+};
+
+struct XPlaneView {
+  std::int64_t id = 0;
+  std::string_view name;
+  std::vector<std::pair<std::int64_t, std::string_view>> stat_metadata;  // id, name
+  std::vector<XEventMetadataView> event_metadata;
+  std::vector<XStatView> stats;
+  std::vector<std::int64_t> line_timestamps_ns;
+  std::size_t event_count = 0;  // events in all lines, when the decoder knows (to reserve)
+};
+
+class XPlaneAssembler {
+ public:
+  XPlaneAssembler(std::string origin, const TraceReadOptions& options);
+  ~XPlaneAssembler();
+
+  // Pass 1, every plane in file order.
+  void add_plane(XPlaneView plane);
+  void add_hostname(std::string_view host) { hostnames_.emplace_back(host); }
+
+  // Pass 2, planes in the order they were added.
+  absl::Status begin_plane(std::size_t index);
+  void begin_line(std::int64_t id, std::int64_t display_id, std::string_view name,
+                  std::string_view display_name, std::int64_t timestamp_ns);
+  // `at` is the byte offset of the event, for error messages.
+  absl::Status add_event(std::int64_t metadata_id, std::int64_t offset_ps, std::int64_t duration_ps,
+                         const std::vector<XStatView>& stats, std::uint64_t at);
+  void end_plane();
+
+  absl::StatusOr<Trace> finish();
+
+  const std::string& origin() const { return origin_; }
+
+ private:
+  struct PlaneState;
+  std::string origin_;
+  TraceReadOptions options_;
+  TraceBuilder builder_;
+  std::vector<XPlaneView> planes_;
+  std::vector<std::string> hostnames_;
+  absl::flat_hash_map<std::uint64_t, std::string> module_by_program_;
+  bool base_computed_ = false;
+  std::int64_t base_ns_ = 0;
+  std::unique_ptr<PlaneState> cur_;
+  std::deque<std::string> owned_;  // inflated compressed strings
+  absl::flat_hash_map<std::string, bool> warned_;
+
+  void compute_time_base();
+  void warn_once(const std::string& key, std::string message);
+};
+
+}  // namespace roofline::detail

@@ -1,0 +1,17 @@
+// The XSpace wire decoder's entry point (xplane_wire.cc). Internal.
+#pragma once
+
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "roofline/trace/read.hpp"
+#include "src/trace/byte_stream.hpp"
+
+namespace roofline::detail {
+
+// Decodes an XSpace held in `bytes`. When `release` maps those bytes, pages
+// already decoded are handed back to the kernel as the decode moves on.
+absl::StatusOr<Trace> decode_xplane(std::string_view bytes, std::string_view origin,
+                                    const TraceReadOptions& options, MappedFile* release);
+
+}  // namespace roofline::detail

@@ -1,0 +1,196 @@
+// Format sniffing, directories, and one real jax run read through both its
+// XPlane and its JSON export (tests/data/trace/jax_cpu, written by
+// scripts/make_trace_fixtures.py).
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "roofline/trace/op_stats.hpp"
+#include "roofline/trace/read.hpp"
+#include "tests/cli_support.hpp"
+#include "tests/test_support.hpp"
+
+using namespace roofline;
+using roofline::testing::run_cli;
+using roofline::testing::test_data;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kRun = fs::path("trace/jax_cpu/plugins/profile/2026_01_01_00_00_00");
+
+fs::path temp_dir(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / ("roofline_trace_test_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("read: the XPlane and the trace.json.gz of one jax run give the same op stats") {
+  auto xp = read_trace(test_data((kRun / "vm.xplane.pb").string()).string());
+  auto js = read_trace(test_data((kRun / "vm.trace.json.gz").string()).string());
+  auto pf = read_trace(test_data((kRun / "perfetto_trace.json.gz").string()).string());
+  REQUIRE(xp.ok());
+  REQUIRE(js.ok());
+  REQUIRE(pf.ok());
+  CHECK(xp->formats.front() == TraceFormat::kXPlane);
+  CHECK(js->formats.front() == TraceFormat::kTslJson);
+  const TraceStats a = compute_op_stats(*xp), b = compute_op_stats(*js), c = compute_op_stats(*pf);
+  // jax on CPU: XLA's thunks run on host threads; they form the XLA:CPU device.
+  REQUIRE(a.devices.size() == 1);
+  CHECK(a.devices[0].name == "XLA:CPU");
+  REQUIRE(a.ops.size() >= 3);
+  REQUIRE(b.ops.size() == a.ops.size());
+  REQUIRE(c.ops.size() == a.ops.size());
+  for (std::size_t i = 0; i < a.ops.size(); ++i) {
+    INFO(a.ops[i].name);
+    CHECK(b.ops[i].name == a.ops[i].name);
+    CHECK(b.ops[i].module == a.ops[i].module);
+    CHECK(b.ops[i].count == a.ops[i].count);
+    // The JSON prints µs with 17 significant digits: picoseconds survive,
+    // within one rounding per event.
+    CHECK(std::abs(b.ops[i].total_s - a.ops[i].total_s) <= static_cast<double>(a.ops[i].count) * 1e-12);
+    CHECK(c.ops[i].total_s == b.ops[i].total_s);
+    CHECK(a.ops[i].program_id.has_value());     // the XPlane has program ids
+    CHECK_FALSE(b.ops[i].program_id.has_value());  // the JSON export drops them
+  }
+  CHECK(b.devices[0].busy_s == Approx(a.devices[0].busy_s).epsilon(1e-9));
+}
+
+TEST_CASE("read: a profile directory reads the XPlane, not its JSON copies") {
+  auto t = read_trace(test_data("trace/jax_cpu").string());
+  REQUIRE(t.ok());
+  REQUIRE(t->files.size() == 1);
+  CHECK(fs::path(t->files[0]).filename() == "vm.xplane.pb");
+}
+
+TEST_CASE("read: sibling capture folders - the newest is read, with a warning") {
+  const fs::path root = temp_dir("runs");
+  for (const char* run : {"2026_01_01_00_00_00", "2026_01_02_00_00_00"}) {
+    fs::create_directories(root / "plugins/profile" / run);
+    fs::copy_file(test_data("trace/kineto_small.json"), root / "plugins/profile" / run / "host.pt.trace.json");
+  }
+  auto t = read_trace(root.string());
+  REQUIRE(t.ok());
+  REQUIRE(t->files.size() == 1);
+  CHECK(t->files[0].find("2026_01_02_00_00_00") != std::string::npos);
+  REQUIRE_FALSE(t->warnings.empty());
+  CHECK_THAT(t->warnings[0], Catch::Contains("2 capture folders; read the newest"));
+  fs::remove_all(root);
+}
+
+TEST_CASE("read: several hosts in one folder are merged, each file naming its host") {
+  const fs::path root = temp_dir("hosts");
+  fs::copy_file(test_data("trace/kineto_small.json"), root / "rank0.pt.trace.json");
+  fs::copy_file(test_data("trace/kineto_small.json.gz"), root / "rank1.pt.trace.json.gz");
+  auto t = read_trace(root.string());
+  REQUIRE(t.ok());
+  REQUIRE(t->devices.size() == 2);
+  CHECK(t->devices[0].host == "rank0");
+  CHECK(t->devices[1].host == "rank1");
+  // The same kernel on both ranks is one op with twice the occurrences.
+  const TraceStats s = compute_op_stats(*t);
+  CHECK(s.ops.front().count == 2);
+  fs::remove_all(root);
+}
+
+TEST_CASE("read: JSON that is not a trace is skipped in a directory, a damaged trace is not") {
+  const fs::path root = temp_dir("skip");
+  fs::copy_file(test_data("trace/kineto_small.json"), root / "rank0.pt.trace.json");
+  std::ofstream(root / "config.json") << R"({"batch_size": 32})";
+  auto t = read_trace(root.string());
+  REQUIRE(t.ok());
+  CHECK(t->files.size() == 1);
+  REQUIRE_FALSE(t->warnings.empty());
+  CHECK_THAT(t->warnings[0], Catch::StartsWith("skipped ") && Catch::Contains("config.json: no traceEvents"));
+  std::ofstream(root / "rank1.pt.trace.json") << R"({"traceEvents":[{"ph":"X",)";
+  auto bad = read_trace(root.string());
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(std::string(bad.status().message()), Catch::Contains("rank1.pt.trace.json: truncated JSON"));
+  fs::remove_all(root);
+}
+
+TEST_CASE("read: the format is sniffed from the content, not the name") {
+  const fs::path root = temp_dir("sniff");
+  fs::copy_file(test_data("trace/kineto_small.json.gz"), root / "profile.bin");
+  fs::copy_file(test_data((kRun / "vm.xplane.pb").string()), root / "profile.dat");
+  auto a = read_trace((root / "profile.bin").string());
+  auto b = read_trace((root / "profile.dat").string());
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(a->formats.front() == TraceFormat::kKinetoJson);
+  CHECK(b->formats.front() == TraceFormat::kXPlane);
+  std::ofstream(root / "notes.txt") << "just some notes\n";
+  auto c = read_trace((root / "notes.txt").string());
+  REQUIRE_FALSE(c.ok());
+  CHECK(std::string(c.status().message()) ==
+        (root / "notes.txt").string() +
+            ": not a trace: neither gzip, JSON nor an XSpace protobuf (starts with 6a 75 73 74 20 73 6f 6d)");
+  std::ofstream(root / "empty.json");
+  auto e = read_trace((root / "empty.json").string());
+  REQUIRE_FALSE(e.ok());
+  CHECK_THAT(std::string(e.status().message()), Catch::Contains("empty file, not a trace"));
+  auto missing = read_trace((root / "nope.xplane.pb").string());
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(std::string(missing.status().message()), Catch::Contains("nope.xplane.pb: cannot open"));
+  fs::remove_all(root);
+}
+
+TEST_CASE("cli: stats --format json has the documented keys") {
+  auto r = run_cli("stats '" + test_data("trace/kineto_small.json").string() + "' --format json");
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["devices"].size() == 1);
+  for (const char* key : {"name", "chip", "busy_s", "idle_s", "duty_cycle"}) CHECK(j["devices"][0].contains(key));
+  CHECK(j["devices"][0]["chip"] == "h100-sxm");
+  CHECK(j["devices"][0]["busy_s"].get<double>() == Approx(74e-6));
+  REQUIRE(j["ops"].size() == 4);
+  for (const char* key : {"name", "module", "category", "count", "total_s", "mean_s", "median_s", "min_s", "max_s",
+                          "share", "flops", "bytes_accessed"})
+    CHECK(j["ops"][0].contains(key));
+  CHECK(j["ops"][0]["name"] == "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)");
+  CHECK(j["ops"][0]["total_s"].get<double>() == Approx(50e-6));
+}
+
+TEST_CASE("cli: stats text, csv, --device and --top") {
+  const std::string trace = "'" + test_data("trace/tsl_tpu_nested.json").string() + "'";
+  auto text = run_cli("stats " + trace);
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("/device:TPU:0"));
+  CHECK_THAT(text.out, Catch::Contains("largest idle gaps"));
+  CHECK_THAT(text.out, Catch::Contains("PjitFunction(g)"));
+  auto csv = run_cli("stats " + trace + " --format csv --top 2");
+  REQUIRE(csv.exit_code == 0);
+  CHECK_THAT(csv.out, Catch::StartsWith("module,program_id,name,kernel,category,class,async,count,total_s"));
+  CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 3);  // header + 2 rows
+  auto dev = run_cli("stats " + trace + " --device 3");
+  CHECK(dev.exit_code != 0);
+  CHECK_THAT(dev.err, Catch::Contains("no device 3 with op events"));
+  auto bad = run_cli("stats /nonexistent/trace.json");
+  CHECK(bad.exit_code != 0);
+  CHECK_THAT(bad.err, Catch::Contains("/nonexistent/trace.json: cannot open"));
+}
+
+TEST_CASE("cli: stats on the real v6e trace reports the all-reduce") {
+  const auto path = roofline::testing::require_real("xprof/tpu_v6e_x4_inference_2.xplane.pb");
+  auto r = run_cli("stats '" + path.string() + "' --device 0 --format json");
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["devices"].size() == 1);
+  CHECK(j["devices"][0]["chip"] == "tpu-v6e");
+  bool found = false;
+  for (const auto& op : j["ops"])
+    if (op["name"] == "all-reduce") {
+      found = true;
+      CHECK(op["module"] == "jit__psum");
+      CHECK(op["count"] == 3);
+      CHECK(op["median_s"].get<double>() == Approx(0.12169).margin(2e-5));
+      CHECK(op["flops"] == 1342177280);
+      CHECK(op["bytes_accessed"] == 10737418240);
+    }
+  CHECK(found);
+}
