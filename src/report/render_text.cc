@@ -176,12 +176,28 @@ std::vector<Section> sections(const Report& r, const RenderOptions& o) {
                         c.predicted_s > 0 ? format_seconds(c.predicted_s) : "-"});
   out.push_back({"Where the time went", "share of the wall span; idle is time no op ran", cat});
 
+  if (r.summary.modules.size() > 1) {
+    Table mods;
+    mods.header = {"module", "ops", "measured", "roofline", "of roofline speed"};
+    mods.right = {false, true, true, true, true};
+    for (std::size_t i = 0; i < r.summary.modules.size() && i < top; ++i) {
+      const ModuleSummary& m = r.summary.modules[i];
+      mods.rows.push_back({clip(m.name, 48), std::to_string(m.ops), format_seconds(m.measured_s),
+                           m.predicted_s > 0 ? format_seconds(m.predicted_s) : "-",
+                           m.matched_measured_s > 0 ? format_percent(m.predicted_s / m.matched_measured_s) : "-"});
+    }
+    out.push_back({"By module", "HLO module, or the framework op that launched the kernels", mods});
+  }
+
   if (!r.summary.steps.empty()) {
     Table steps;
-    steps.header = {"step", "measured"};
-    steps.right = {false, true};
-    for (const StepSummary& s : r.summary.steps)
-      steps.rows.push_back({s.name, format_seconds(s.measured_s)});
+    steps.header = {"step", "device", "measured", "busy", "roofline", "MFU"};
+    steps.right = {false, true, true, true, true, true};
+    for (std::size_t i = 0; i < r.summary.steps.size() && i < top; ++i) {
+      const StepSummary& s = r.summary.steps[i];
+      steps.rows.push_back({s.name, std::to_string(s.device), format_seconds(s.measured_s),
+                            format_seconds(s.busy_s), format_seconds(s.predicted_s), format_percent(s.mfu)});
+    }
     out.push_back({"Steps", "", steps});
   }
 
