@@ -1,5 +1,7 @@
 // Umbrella header: chip specs, single-device rooflines, collectives, meshes,
-// sharded matmuls, training steps and the planner.
+// sharded matmuls, training steps and the planner, HLO modules and their
+// cost. The readers of traces and the report have their own headers:
+// roofline/trace/read.hpp, roofline/report/join.hpp, roofline/report/render.hpp.
 #pragma once
 
 #include "roofline/chip.hpp"
@@ -8,6 +10,9 @@
 #include "roofline/ops/generic.hpp"
 #include "roofline/ops/matmul.hpp"
 #include "roofline/predict.hpp"
+#include "roofline/hlo/cost.hpp"
+#include "roofline/hlo/predict.hpp"
+#include "roofline/hlo/reader.hpp"
 #include "roofline/collectives/collective.hpp"
 #include "roofline/sharding/mesh_collective.hpp"
 #include "roofline/sharding/sharded_matmul.hpp"

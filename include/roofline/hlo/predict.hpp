@@ -1,0 +1,72 @@
+// The roofline of HLO instructions and whole modules on a chip.
+//
+//   T_math = FLOPs / peak of the instruction's compute dtype
+//   T_hbm  = HBM bytes (padded) / HBM bandwidth
+//   T_ici  = the collective model's time for collectives
+//            (collective_time_on_group with V and the replica-group size),
+//            bytes / PCIe bandwidth for transfers to and from host memory
+//
+//   auto m = roofline::read_hlo_file("step.hlo");
+//   roofline::HloModulePrediction p = roofline::predict(*m, roofline::chip("tpu-v6e"));
+//   for (const auto& row : p.rows) ... row.prediction.t_lower_s * row.executions
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "roofline/chip.hpp"
+#include "roofline/hlo/cost.hpp"
+#include "roofline/hlo/module.hpp"
+#include "roofline/predict.hpp"
+
+namespace roofline {
+
+// One execution of `instruction` on `chip`. While/call/conditional give the
+// total of what they run (each instruction's own roofline, summed; the
+// lower bound is the sum of the per-instruction lower bounds).
+Prediction predict(const HloInstruction& instruction, const Chip& chip);
+
+// The roofline of counts already worked out.
+Prediction predict(const HloCost& cost, const Chip& chip);
+
+struct HloPredictionRow {
+  const HloInstruction* instruction = nullptr;
+  HloCost cost;
+  Prediction prediction;  // one execution
+  // How many times one run of the module executes it: the product of the
+  // trip counts of the while loops around it (1 when a count is unknown).
+  double executions = 1;
+  // A while/call/conditional: its numbers total the rows of the instructions
+  // it runs, which are listed too; module totals skip it.
+  bool aggregate = false;
+
+  double total_t_lower_s() const { return prediction.t_lower_s * executions; }
+};
+
+struct HloModulePrediction {
+  // Every instruction the entry computation runs, in order, with the bodies
+  // of while loops, calls and async wrappers inlined after the instruction
+  // that runs them. Fused computations and reducers are not listed: their
+  // cost is in the fusion / reduce that uses them. Conditional branches are
+  // not listed either (which branch runs is unknown): the conditional row
+  // carries the maximum over its branches and is counted in the totals.
+  std::vector<HloPredictionRow> rows;
+
+  // Sums over the non-aggregate rows, each times its executions.
+  double flops = 0;
+  double transcendentals = 0;
+  double hbm_bytes = 0;
+  double host_bytes = 0;
+  double ici_bytes = 0;
+  double t_math_s = 0;
+  double t_hbm_s = 0;
+  double t_ici_s = 0;
+  double t_lower_s = 0;  // sum of per-instruction max(T_math, T_hbm, T_ici)
+  double t_upper_s = 0;  // sum of per-instruction T_math + T_hbm + T_ici
+  int unknown_cost_instructions = 0;  // custom calls / opcodes without a cost model
+  int unknown_trip_count_loops = 0;   // while loops counted once
+};
+
+HloModulePrediction predict(const HloModule& module, const Chip& chip);
+
+}  // namespace roofline

@@ -1,0 +1,65 @@
+// Typed readers (and, for the proto reader, writers) of the attribute text
+// the cost model needs: dot dimension numbers, convolution windows and
+// dim_labels, integer lists, GPU backend_config JSON.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "roofline/hlo/module.hpp"
+
+namespace roofline::detail {
+
+using IntList = std::vector<std::int64_t>;
+
+// "{1,0}" or "{}" -> the integers.
+bool parse_int_list(std::string_view text, IntList* out);
+std::string format_int_list(const IntList& v);
+
+struct DotDims {
+  IntList lhs_batch, lhs_contracting, rhs_batch, rhs_contracting;
+};
+// From lhs_batch_dims= / lhs_contracting_dims= / rhs_... (absent lists are empty).
+bool dot_dims_from_attributes(const HloInstruction& dot, DotDims* out);
+// From a GPU gemm backend_config's "dot_dimension_numbers" object (int64
+// values may be JSON strings, as proto3 JSON writes them).
+bool dot_dims_from_json(const nlohmann::json& j, DotDims* out);
+
+struct WindowDim {
+  std::int64_t size = 1;
+  std::int64_t stride = 1;
+  std::int64_t pad_low = 0;
+  std::int64_t pad_high = 0;
+  std::int64_t window_dilation = 1;  // rhs_dilate
+  std::int64_t base_dilation = 1;    // lhs_dilate
+  bool reversal = false;
+};
+// "{size=3x3 stride=2x2 pad=1_1x1_1 lhs_dilate=1x1 rhs_dilate=1x1 rhs_reversal=0x1}"
+bool parse_window(std::string_view text, std::vector<WindowDim>* out);
+std::string format_window(const std::vector<WindowDim>& w);
+
+struct ConvDims {
+  std::int64_t input_batch = 0, input_feature = 0;
+  IntList input_spatial;
+  std::int64_t kernel_input_feature = 0, kernel_output_feature = 0;
+  IntList kernel_spatial;
+  std::int64_t output_batch = 0, output_feature = 0;
+  IntList output_spatial;
+};
+// "b01f_01io->b01f": position in each group = dimension number.
+bool parse_dim_labels(std::string_view text, ConvDims* out);
+std::string format_dim_labels(const ConvDims& d, int input_rank, int kernel_rank, int output_rank);
+
+// backend_config as JSON, whether printed raw ({...}) or as an escaped
+// string ("{\"a\":1}"); nullopt when absent or not JSON.
+std::optional<nlohmann::json> backend_config_json(const HloInstruction& ins);
+
+// A JSON integer that proto3 JSON may have written as a string ("10").
+bool json_int(const nlohmann::json& j, std::int64_t* out);
+
+}  // namespace roofline::detail

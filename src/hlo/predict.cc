@@ -1,0 +1,156 @@
+#include "roofline/hlo/predict.hpp"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+
+#include "roofline/collectives/collective.hpp"
+
+namespace roofline {
+namespace {
+
+constexpr int kMaxDepth = 64;
+// Inlining stops past this many rows (a computation called from many loops
+// is listed once per call site); what is not inlined is one summary row.
+constexpr std::size_t kMaxRows = std::size_t{1} << 20;
+
+// The peak that bounds arithmetic in `t`; a chip without that unit (f64 on a
+// TPU) falls back to its fp32, then bf16 row rather than reporting no time.
+DType peak_dtype(DType t, const Chip& chip) {
+  if (chip.has(t)) return t;
+  if (chip.has(DType::kF32)) return DType::kF32;
+  return DType::kBF16;
+}
+
+Prediction sum(const std::vector<HloPredictionRow>& rows, std::size_t from, double scale) {
+  Prediction p;
+  for (std::size_t k = from; k < rows.size(); ++k) {
+    const HloPredictionRow& r = rows[k];
+    if (r.aggregate) continue;
+    const double n = r.executions * scale;
+    p.flops += r.prediction.flops * n;
+    p.transcendentals += r.prediction.transcendentals * n;
+    p.hbm_bytes += r.prediction.hbm_bytes * n;
+    p.ici_bytes += r.prediction.ici_bytes * n;
+    p.t_math_s += r.prediction.t_math_s * n;
+    p.t_hbm_s += r.prediction.t_hbm_s * n;
+    p.t_ici_s += r.prediction.t_ici_s * n;
+    p.t_lower_s += r.prediction.t_lower_s * n;
+    p.t_upper_s += r.prediction.t_upper_s * n;
+  }
+  return p;
+}
+
+// The bound of a summed prediction, by the same rule as make_prediction.
+void finish_aggregate(Prediction* p, DType dtype, const Chip& chip) {
+  if (p->t_math_s >= p->t_hbm_s && p->t_math_s >= p->t_ici_s && p->t_math_s > 0) p->bound = Bound::kCompute;
+  else if (p->t_hbm_s >= p->t_ici_s) p->bound = Bound::kMemory;
+  else p->bound = Bound::kCommunication;
+  p->intensity_flops_per_byte = p->hbm_bytes > 0 ? p->flops / p->hbm_bytes : 0;
+  p->dtype = dtype;
+  p->ridge_flops_per_byte = chip.ridge_flops_per_byte(dtype);
+}
+
+class Flattener {
+ public:
+  Flattener(const Chip& chip, std::vector<HloPredictionRow>* rows) : chip_(chip), rows_(rows) {}
+
+  // Appends rows for every instruction `comp` runs, `executions` times each.
+  void computation(const HloComputation* comp, double executions, int depth) {
+    if (comp == nullptr || depth > kMaxDepth) return;
+    inlining_.insert(comp);
+    for (const HloInstruction& i : comp->instructions) instruction(i, executions, depth);
+    inlining_.erase(comp);
+  }
+
+  void instruction(const HloInstruction& i, double executions, int depth) {
+    const bool is_async_wrapper = i.opcode == HloOpcode::kAsyncStart && i.called("calls") != nullptr;
+    bool control = i.opcode == HloOpcode::kWhile || i.opcode == HloOpcode::kCall || is_async_wrapper;
+    // A computation that (in a malformed module) calls itself, deep nesting or
+    // too many rows: summarize instead of inlining.
+    for (const CalledComputation& c : i.called_computations) control &= !inlining_.contains(c.computation);
+    control &= depth < kMaxDepth && rows_->size() < kMaxRows;
+    HloPredictionRow row{.instruction = &i, .cost = cost(i), .prediction = {}, .executions = executions};
+    if (!control) {
+      row.prediction = predict(row.cost, chip_);
+      rows_->push_back(row);
+      return;
+    }
+    // A summary row first, then what it runs.
+    row.aggregate = true;
+    const std::size_t at = rows_->size();
+    rows_->push_back(row);
+    if (i.opcode == HloOpcode::kWhile) {
+      const double n = static_cast<double>(row.cost.trip_count);
+      computation(i.called("condition"), executions * (n + 1), depth + 1);
+      computation(i.called("body"), executions * n, depth + 1);
+    } else {
+      computation(i.called(i.opcode == HloOpcode::kCall ? "to_apply" : "calls"), executions, depth + 1);
+    }
+    (*rows_)[at].prediction = sum(*rows_, at + 1, 1.0 / (executions > 0 ? executions : 1));
+    finish_aggregate(&(*rows_)[at].prediction, row.cost.dtype, chip_);
+  }
+
+ private:
+  const Chip& chip_;
+  std::vector<HloPredictionRow>* rows_;
+  absl::flat_hash_set<const HloComputation*> inlining_;
+};
+
+}  // namespace
+
+Prediction predict(const HloCost& c, const Chip& chip) {
+  double t_ici = 0;
+  double link_bytes = 0;
+  if (c.collective && c.collective->group_size > 1 && c.collective->array_bytes > 0) {
+    const CollectiveTime t =
+        collective_time_on_group(c.collective->kind, c.collective->array_bytes,
+                                 static_cast<int>(std::min<std::int64_t>(c.collective->group_size, 1 << 30)), chip,
+                                 std::max(c.collective->permute_shift, 1));
+    t_ici = t.t_ici_s;
+    link_bytes = t.bytes_per_link;
+  }
+  if (c.host_bytes > 0 && chip.pcie_bytes_per_s > 0) {
+    // Host memory is reached over PCIe: the transfer is bounded by that link.
+    t_ici += c.host_bytes / chip.pcie_bytes_per_s;
+    link_bytes += c.host_bytes;
+  }
+  Prediction p = make_prediction(c.flops, c.hbm_bytes(), link_bytes, t_ici, peak_dtype(c.dtype, chip), chip);
+  p.transcendentals = c.transcendentals;
+  return p;
+}
+
+Prediction predict(const HloInstruction& instruction, const Chip& chip) {
+  const bool control = instruction.opcode == HloOpcode::kWhile || instruction.opcode == HloOpcode::kCall ||
+                       (instruction.opcode == HloOpcode::kAsyncStart && instruction.called("calls") != nullptr);
+  if (!control) return predict(cost(instruction), chip);
+  std::vector<HloPredictionRow> rows;
+  Flattener(chip, &rows).instruction(instruction, 1, 0);
+  return rows.front().prediction;
+}
+
+HloModulePrediction predict(const HloModule& module, const Chip& chip) {
+  HloModulePrediction out;
+  Flattener(chip, &out.rows).computation(&module.entry(), 1, 0);
+  const Prediction total = sum(out.rows, 0, 1);
+  out.flops = total.flops;
+  out.transcendentals = total.transcendentals;
+  out.hbm_bytes = total.hbm_bytes;
+  out.ici_bytes = total.ici_bytes;
+  out.t_math_s = total.t_math_s;
+  out.t_hbm_s = total.t_hbm_s;
+  out.t_ici_s = total.t_ici_s;
+  out.t_lower_s = total.t_lower_s;
+  out.t_upper_s = total.t_upper_s;
+  for (const HloPredictionRow& r : out.rows) {
+    if (r.aggregate) {
+      if (r.cost.flags.trip_count_unknown && r.instruction->opcode == HloOpcode::kWhile) ++out.unknown_trip_count_loops;
+      continue;
+    }
+    out.host_bytes += r.cost.host_bytes * r.executions;
+    if (r.cost.flags.unknown_custom_call || r.cost.flags.unknown_opcode) ++out.unknown_cost_instructions;
+  }
+  return out;
+}
+
+}  // namespace roofline

@@ -1,0 +1,38 @@
+// Reading an HLO file of either format.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "roofline/detail/cat.hpp"
+#include "roofline/hlo/reader.hpp"
+#include "src/hlo/cursor.hpp"
+
+namespace roofline {
+
+HloFormat detect_hlo_format(std::string_view content) {
+  detail::Cursor c(content);
+  c.skip_space();
+  return c.rest().substr(0, 9) == "HloModule" ? HloFormat::kText : HloFormat::kProto;
+}
+
+absl::StatusOr<HloModule> parse_hlo(std::string_view content, std::string_view origin) {
+  return detect_hlo_format(content) == HloFormat::kText ? parse_hlo_text(content, origin)
+                                                         : parse_hlo_proto(content, origin);
+}
+
+absl::StatusOr<HloModule> read_hlo_file(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return absl::NotFoundError(detail::cat(path, ": ", std::strerror(errno)));
+  std::string content;
+  char buf[1 << 16];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) content.append(buf, n);
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) return absl::DataLossError(detail::cat(path, ": read error"));
+  if (content.empty()) return absl::InvalidArgumentError(detail::cat(path, ": the file is empty"));
+  return parse_hlo(content, path);
+}
+
+}  // namespace roofline
