@@ -168,6 +168,11 @@ TEST_CASE("chip: a file that is not JSON names the file and the byte") {
              Catch::Contains(path.string()) && Catch::Contains("byte"));
   std::filesystem::remove(path);
 
+  // A number too large for a double: refused, not thrown (found by the fuzzer).
+  absl::StatusOr<Chip> huge = roofline::parse_chip(R"({"hbm_bytes": 9e99999999999599959})", "huge.json");
+  REQUIRE_FALSE(huge.ok());
+  CHECK_THAT(std::string(huge.status().message()), Catch::Contains("huge.json"));
+
   absl::StatusOr<Chip> missing = roofline::load_chip("/nonexistent/chip.json");
   REQUIRE_FALSE(missing.ok());
   CHECK_THAT(std::string(missing.status().message()), Catch::Contains("/nonexistent/chip.json"));

@@ -260,19 +260,17 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
 
 absl::StatusOr<Chip> parse_chip(std::string_view json_text, std::string_view origin) {
   Reader r(origin);
-  json j = json::parse(json_text.begin(), json_text.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    // Re-parse with exceptions only to recover nlohmann's located message.
-    try {
-      json ignored = json::parse(json_text.begin(), json_text.end());
-    (void)ignored;
-    } catch (const json::parse_error& e) {
-      return absl::InvalidArgumentError(
-          detail::cat(origin, ": byte ", e.byte, ": invalid JSON: ", e.what()));
-    }
-    return absl::InvalidArgumentError(detail::cat(origin, ": invalid JSON"));
+  // nlohmann throws even with allow_exceptions=false on some inputs (a
+  // number that overflows a double): catch everything it throws here.
+  try {
+    const json j = json::parse(json_text.begin(), json_text.end());
+    return read_chip(r, j);
+  } catch (const json::parse_error& e) {
+    return absl::InvalidArgumentError(
+        detail::cat(origin, ": byte ", e.byte, ": invalid JSON: ", e.what()));
+  } catch (const json::exception& e) {
+    return absl::InvalidArgumentError(detail::cat(origin, ": invalid JSON: ", e.what()));
   }
-  return read_chip(r, j);
 }
 
 absl::StatusOr<Chip> load_chip(const std::string& path) {

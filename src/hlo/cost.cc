@@ -479,7 +479,9 @@ double fused_read_bytes_of_users(const HloInstruction& p, int depth, Ctx& ctx) {
 double fused_read_bytes(const HloInstruction& p, int depth, Ctx& ctx) {
   if (depth > kMaxDepth) return hbm_bytes_of(p.shape);
   if (auto it = ctx.fused_read.find(&p); it != ctx.fused_read.end()) return it->second;
-  ctx.fused_read[&p] = hbm_bytes_of(p.shape);  // placeholder while this one is in progress
+  // Seeded with the whole shape so a cycle through this instruction ends
+  // at an upper bound instead of recursing.
+  ctx.fused_read[&p] = hbm_bytes_of(p.shape);
   double size = fused_read_bytes_of_users(p, depth, ctx);
   // A parameter that is its computation's root (the operand blocks of a
   // Triton GEMM fusion) is read to be produced, though nothing in the

@@ -5,7 +5,7 @@
 // place; docs/report.md lists the ops and what each assumes.
 #include <algorithm>
 #include <cctype>
-#include <numeric>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,12 +24,15 @@ namespace {
 
 using Dims = std::vector<std::int64_t>;
 
+// No real tensor dimension comes near 2^40; larger ones are corrupt input.
+constexpr std::int64_t kMaxDim = std::int64_t{1} << 40;
+
 struct Inputs {
   std::vector<std::optional<Dims>> dims;  // nullopt: not a tensor ([] or a scalar)
   std::vector<std::string> types;
 };
 
-std::optional<Inputs> parse_inputs(const CallInfo& call) {
+std::optional<Inputs> parse_inputs_or_throw(const CallInfo& call) {
   nlohmann::json d = nlohmann::json::parse(call.input_dims, nullptr, false);
   if (!d.is_array()) return std::nullopt;
   Inputs in;
@@ -44,7 +47,8 @@ std::optional<Inputs> parse_inputs(const CallInfo& call) {
         if (!t.is_array()) return std::nullopt;
         Dims dims;
         for (const auto& x : t) {
-          if (!x.is_number_integer() || x.get<std::int64_t>() < 0) return std::nullopt;
+          if (!x.is_number_integer() || x.get<std::int64_t>() < 0 || x.get<std::int64_t>() > kMaxDim)
+            return std::nullopt;
           dims.push_back(x.get<std::int64_t>());
         }
         in.dims.emplace_back(std::move(dims));
@@ -53,7 +57,8 @@ std::optional<Inputs> parse_inputs(const CallInfo& call) {
     }
     Dims dims;
     for (const auto& x : e) {
-      if (!x.is_number_integer() || x.get<std::int64_t>() < 0) return std::nullopt;
+      if (!x.is_number_integer() || x.get<std::int64_t>() < 0 || x.get<std::int64_t>() > kMaxDim)
+        return std::nullopt;
       dims.push_back(x.get<std::int64_t>());
     }
     in.dims.emplace_back(std::move(dims));
@@ -79,8 +84,22 @@ std::optional<DType> torch_dtype(const std::string& t) {
   return std::nullopt;
 }
 
+// nlohmann throws on some malformed numbers even when asked not to: the
+// Input Dims of a hostile trace must not escape as an exception.
+std::optional<Inputs> parse_inputs(const CallInfo& call) {
+  try {
+    return parse_inputs_or_throw(call);
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+// Saturates instead of overflowing on hostile shapes.
 std::int64_t numel(const Dims& d) {
-  return std::accumulate(d.begin(), d.end(), std::int64_t{1}, std::multiplies<>());
+  std::int64_t n = 1;
+  for (std::int64_t x : d)
+    if (__builtin_mul_overflow(n, x, &n)) return std::numeric_limits<std::int64_t>::max();
+  return n;
 }
 
 std::string dims_text(const Dims& d) {

@@ -1,0 +1,1 @@
+roofline_add_fuzzer(report_fuzz report_fuzz.cc)
