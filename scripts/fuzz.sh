@@ -11,7 +11,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${ROOFLINE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
-seconds="${ROOFLINE_FUZZ_SECONDS:-30}"
+seconds="${ROOFLINE_FUZZ_SECONDS:-20}"
 runs="${ROOFLINE_FUZZ_RUNS:-300000}"
 seed="${ROOFLINE_FUZZ_SEED:-1}"
 CXX=clang++ CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
