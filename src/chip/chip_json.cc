@@ -199,10 +199,12 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
     ROOFLINE_ASSIGN_OR_RETURN(c.peak_flops_per_s[static_cast<int>(*cls)], r.positive_value(it.value(), path));
     figures.insert("peak_flops_per_s/" + it.key());
   }
-  for (PeakClass need : {PeakClass::kBf16, PeakClass::kFp32, PeakClass::kInt8})
-    if (!c.has(need))
-      return r.error(detail::cat("/peak_flops_per_s/", peak_class_name(need)),
-                     "missing required field");
+  // fp32 and a 16-bit float rate are what every roofline needs; the rest is
+  // per chip (a V100 has fp16 tensor cores but no bf16 or int8 ones).
+  if (!c.has(PeakClass::kFp32)) return r.error("/peak_flops_per_s/fp32", "missing required field");
+  if (!c.has(PeakClass::kBf16) && !c.has(PeakClass::kFp16))
+    return r.error("/peak_flops_per_s/bf16",
+                   "missing required field (a spec needs a bf16 or an fp16 peak)");
 
   ROOFLINE_ASSIGN_OR_RETURN(c.hbm_bytes, r.positive(j, "", "hbm_bytes"));
   ROOFLINE_ASSIGN_OR_RETURN(c.hbm_bytes_per_s, r.positive(j, "", "hbm_bytes_per_s"));
@@ -319,7 +321,7 @@ std::string chip_to_json(const Chip& c) {
   for (const SpecSource& s : c.sources)
     sources.push_back({{"fields", s.fields}, {"reference", s.reference}, {"read_on", s.read_on}});
   j["sources"] = sources;
-  return j.dump(2);
+  return j.dump(2, ' ', false, json::error_handler_t::replace);
 }
 
 std::string_view topology_name(Topology t) {

@@ -22,7 +22,7 @@ int run_chips(const Args& args) {
   if (*fmt == "json") {
     nlohmann::json out = nlohmann::json::array();
     for (const Chip& c : embedded_chips()) out.push_back(nlohmann::json::parse(chip_to_json(c)));
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return 0;
   }
   using A = TextTable::Align;

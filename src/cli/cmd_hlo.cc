@@ -123,7 +123,7 @@ int run(const Args& args) {
   if (*fmt == "json") {
     nlohmann::json out = nlohmann::json::array();
     for (const HloPredictionRow* r : rows) out.push_back(row_json(*r));
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return 0;
   }
   if (*fmt == "csv") {

@@ -103,7 +103,8 @@ std::string render_json(const Report& r) {
               {"summary", summary},
               {"ops", ops},
               {"notes", r.notes}};
-  return out.dump(2) + "\n";
+  // Names come from traces: invalid UTF-8 is replaced, not thrown.
+  return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace roofline

@@ -93,6 +93,13 @@ TEST_CASE("render: JSON has the documented keys, nulls where nothing is predicte
   CHECK(j["ops"][3]["reason"] == "custom call 'tpu_custom_call' has no cost model");
 }
 
+TEST_CASE("render: JSON survives names that are not UTF-8 (found by the fuzzer)") {
+  roofline::Report r = sample();
+  r.ops[0].name = "bad\x8a\xff name";
+  const auto j = nlohmann::json::parse(roofline::render_json(r));
+  CHECK(j["ops"][0]["name"].get<std::string>().find("name") != std::string::npos);
+}
+
 TEST_CASE("render: CSV has a header and one row per op, quoted where needed") {
   const std::string csv = roofline::render_csv(sample());
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 4);
