@@ -16,9 +16,18 @@ using roofline::DType;
 
 namespace {
 
-const std::set<std::string> kRequiredChips = {
+// The ten chips of issue 2 carry bf16, int8 and fp32 peaks; the format
+// itself asks only for fp32 and a bf16 or fp16 rate (a V100 has neither
+// bf16 nor int8 tensor cores).
+const std::set<std::string> kIssue2Chips = {
     "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-7x",
     "h100-sxm", "h200", "b200", "a100-sxm", "mi300x"};
+
+const std::set<std::string> kRequiredChips = [] {
+  std::set<std::string> all = kIssue2Chips;
+  all.insert({"v100-sxm2", "mi250"});
+  return all;
+}();
 
 }  // namespace
 
@@ -33,9 +42,12 @@ TEST_CASE("chip: every required chip is embedded and every spec file loads") {
     absl::StatusOr<Chip> c = roofline::load_chip(entry.path().string());
     REQUIRE(c.ok());
     CHECK(c->name == entry.path().stem().string());
-    CHECK(c->has(roofline::PeakClass::kBf16));
-    CHECK(c->has(roofline::PeakClass::kInt8));
     CHECK(c->has(roofline::PeakClass::kFp32));
+    CHECK((c->has(roofline::PeakClass::kBf16) || c->has(roofline::PeakClass::kFp16)));
+    if (kIssue2Chips.count(c->name)) {
+      CHECK(c->has(roofline::PeakClass::kBf16));
+      CHECK(c->has(roofline::PeakClass::kInt8));
+    }
     CHECK(!c->sources.empty());
     for (const auto& s : c->sources) CHECK(!s.read_on.empty());
   }
@@ -87,6 +99,48 @@ TEST_CASE("chip: profiler device names map to chips") {
   CHECK(name_of("AMD Instinct MI300X VF") == "mi300x");
   CHECK(name_of("NVIDIA A100-SXM4-80GB") == "a100-sxm");
   CHECK(name_of("Commodore 64") == "none");
+  // Kineto's name for a DGX Station GPU, the SXM2 part, and the model the
+  // trace reader infers for an XPlane V100 (cc 7.0, 80 SMs).
+  CHECK(name_of("Tesla V100-DGXS-32GB") == "v100-sxm2");
+  CHECK(name_of("Tesla V100-SXM2-16GB") == "v100-sxm2");
+  CHECK(name_of("Tesla V100") == "v100-sxm2");
+  CHECK(name_of("AMD Instinct MI250") == "mi250");
+  // A listed name must not run on into a longer model number: the V100S
+  // and the MI250X (110 CUs per GCD) are other chips; ROCm's shared name
+  // for both MI250 parts decides nothing.
+  CHECK(name_of("Tesla V100S-PCIE-32GB") == "none");
+  CHECK(name_of("AMD Instinct MI250X") == "none");
+  CHECK(name_of("AMD Instinct MI250X / MI250") == "none");
+  CHECK(name_of("TPU v5") == "tpu-v5p");
+  CHECK(name_of("TPU v5 lite") == "tpu-v5e");
+}
+
+TEST_CASE("chip: V100 has fp16 tensor cores but no bf16 or int8 rate") {
+  const Chip& v100 = roofline::chip("v100-sxm2");
+  // Datasheet r5, SXM2: 125 TFLOPS tensor (fp16), 15.7 FP32, 900 GB/s.
+  CHECK(v100.peak_flops_per_s_for(DType::kF16) == 1.25e14);
+  CHECK(v100.peak_flops_per_s_for(DType::kF32) == 1.57e13);
+  CHECK_FALSE(v100.has(DType::kBF16));
+  CHECK_FALSE(v100.has(DType::kS8));
+  // Ridge fp16: 1.25e14 / 9e11 = 138.9 FLOP/B.
+  CHECK(v100.ridge_flops_per_byte(DType::kF16) == Approx(138.89).epsilon(1e-3));
+  // NVLink 2: 6 links x 25 GB/s one way.
+  CHECK(v100.ici.egress_bytes_per_s() == Approx(1.5e11));
+}
+
+TEST_CASE("chip: an MI250 spec is one GCD, half the package's peaks") {
+  const Chip& mi250 = roofline::chip("mi250");
+  // ROCm mi250.md, MI250 OAM: matrix BF16 362.1 TFLOPS, matrix FP32 and
+  // FP64 90.5 TFLOPS, 3.2768 TB/s; a device is one of the two GCDs.
+  CHECK(mi250.peak_flops_per_s_for(DType::kBF16) == Approx(362.1e12 / 2));
+  CHECK(mi250.peak_flops_per_s_for(DType::kF32) == Approx(90.5e12 / 2));
+  CHECK(mi250.peak_flops_per_s_for(DType::kF64) == Approx(90.5e12 / 2));
+  CHECK(mi250.hbm_bytes_per_s == Approx(3.2768e12 / 2));
+  CHECK(mi250.hbm_bytes == 6.4e10);
+  CHECK_FALSE(mi250.has(roofline::PeakClass::kTf32));
+  // The two GCDs of a package: four Infinity Fabric links of 50 GB/s.
+  CHECK(mi250.ici.domain_chips() == 2);
+  CHECK(mi250.ici.egress_bytes_per_s() == Approx(2e11));
 }
 
 TEST_CASE("chip: JSON round-trips") {
@@ -119,8 +173,10 @@ TEST_CASE("chip: malformed specs are refused with the field named") {
       {"wrong type", [](json& j) { j["hbm_bytes"] = "16 GB"; },
        "/hbm_bytes: expected a positive number"},
       {"missing field", [](json& j) { j.erase("hbm_bytes"); }, "/hbm_bytes: missing required field"},
-      {"missing bf16", [](json& j) { j["peak_flops_per_s"].erase("bf16"); },
-       "/peak_flops_per_s/bf16: missing required field"},
+      {"missing bf16 and fp16 (v5e lists no fp16)", [](json& j) { j["peak_flops_per_s"].erase("bf16"); },
+       "/peak_flops_per_s/bf16: missing required field (a spec needs a bf16 or an fp16 peak)"},
+      {"missing fp32", [](json& j) { j["peak_flops_per_s"].erase("fp32"); },
+       "/peak_flops_per_s/fp32: missing required field"},
       {"unknown field", [](json& j) { j["hbm_bandwidth"] = 1; }, "/hbm_bandwidth: unknown field"},
       {"bad topology", [](json& j) { j["interconnect"]["topology"] = "torus-4d"; },
        "/interconnect/topology: expected one of"},
@@ -154,6 +210,22 @@ TEST_CASE("chip: malformed specs are refused with the field named") {
     REQUIRE_FALSE(c.ok());
     CHECK_THAT(std::string(c.status().message()), Catch::Contains(b.message));
   }
+}
+
+TEST_CASE("chip: int8 is optional, and fp16 stands in for bf16") {
+  const json base = json::parse(roofline::chip_to_json(roofline::chip("h100-sxm")));
+  json no_int8 = base;
+  no_int8["peak_flops_per_s"].erase("int8");
+  absl::StatusOr<Chip> a = roofline::parse_chip(no_int8.dump(), "no_int8.json");
+  REQUIRE(a.ok());
+  CHECK_FALSE(a->has(roofline::PeakClass::kInt8));
+
+  json fp16_only = no_int8;
+  fp16_only["peak_flops_per_s"].erase("bf16");
+  absl::StatusOr<Chip> b = roofline::parse_chip(fp16_only.dump(), "fp16_only.json");
+  REQUIRE(b.ok());
+  CHECK_FALSE(b->has(roofline::PeakClass::kBf16));
+  CHECK(b->peak_flops_per_s_for(DType::kF16) == 9.89e14);  // H100 dense fp16
 }
 
 TEST_CASE("chip: a file that is not JSON names the file and the byte") {

@@ -51,6 +51,17 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+// `name` occurs in `dev` and does not run on into a longer model number:
+// "Tesla V100" names "Tesla V100-SXM2-16GB" but not "Tesla V100S-PCIE-32GB",
+// "AMD Instinct MI250" not "AMD Instinct MI250X".
+bool denotes(std::string_view dev, std::string_view name) {
+  for (std::size_t at = dev.find(name); at != std::string_view::npos; at = dev.find(name, at + 1)) {
+    const std::size_t end = at + name.size();
+    if (end == dev.size() || !std::isalnum(static_cast<unsigned char>(dev[end]))) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::span<const Chip> embedded_chips() { return registry(); }
@@ -82,7 +93,7 @@ const Chip* chip_for_device_name(std::string_view device_name) {
   std::size_t best_len = 0;
   for (const Chip& c : registry())
     for (const std::string& n : c.device_names)
-      if (n.size() > best_len && dev.find(lower(n)) != std::string::npos) {
+      if (n.size() > best_len && denotes(dev, lower(n))) {
         best = &c;
         best_len = n.size();
       }

@@ -31,7 +31,9 @@ int run_chips(const Args& args) {
                {"interconnect"}});
   for (const Chip& c : embedded_chips()) {
     char ridge[32];
-    std::snprintf(ridge, sizeof ridge, "%.0f FLOP/B", c.ridge_flops_per_byte(DType::kBF16));
+    const DType half = c.has(DType::kBF16) ? DType::kBF16 : DType::kF16;  // V100: fp16 only
+    std::snprintf(ridge, sizeof ridge, "%.0f FLOP/B%s", c.ridge_flops_per_byte(half),
+                  half == DType::kBF16 ? "" : " (fp16)");
     std::string ic = detail::cat(topology_name(c.ici.topology), " ",
                                   absl::StrJoin(c.ici.max_shape, "x"), ", ", c.ici.links_per_chip,
                                   " x ", format_si(c.ici.link_bytes_per_s, "B/s"));

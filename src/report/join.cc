@@ -292,6 +292,11 @@ absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& opti
         o.bw_util = o.achieved_bytes_per_s / chip->hbm_bytes_per_s;
       }
       if (o.predicted_s == 0 && o.reason.empty()) o.reason = "no work by the cost model (control or layout op)";
+      // A chip without a unit for the op's type (bf16 on a V100) cannot
+      // bound its arithmetic: say so rather than call the op memory-bound.
+      if (p.flops > 0 && !chip->has(p.dtype))
+        o.reason += detail::cat(o.reason.empty() ? "" : "; ", chip->name, " has no ",
+                                peak_class_name(peak_class(p.dtype)), " peak: T_math not predicted");
       per_occurrence_s[gi] = p.t_lower_s;
       per_occurrence_flops[gi] = p.flops;
       model_flops[gi] = !c.rematerialised;
@@ -359,7 +364,7 @@ absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& opti
   s.by_category.push_back({.category = "idle", .measured_s = s.idle_s});
 
   // MFU against the dense peak of the dtype that carries the most FLOPs.
-  DType dominant = DType::kBF16;
+  DType dominant = chip->has(DType::kBF16) ? DType::kBF16 : DType::kF16;
   double most = -1;
   for (const auto& [t, f] : flops_by_dtype)
     if (f > most) most = f, dominant = t;

@@ -6,8 +6,9 @@
 //    args are strings; flops and program ids are not exported.
 //  - Kineto (PyTorch profiler): GPU work is `cat` kernel / gpu_memcpy /
 //    gpu_memset on pid = device index; cpu_ops carry "Input Dims"; kernels
-//    link to the cpu_op that launched them through "External id" (or through
-//    the runtime call sharing their "correlation").
+//    link to the cpu_op that launched them through "External id", checked
+//    against the runtime call sharing their "correlation", else to the
+//    innermost cpu_op holding that runtime call on its thread (launcher_of).
 //  - anything else: host timelines only.
 // Events need not be sorted and metadata may come last, so events are staged
 // per (pid, tid) and turned into devices and hosts at the end.
@@ -283,11 +284,31 @@ struct OpenBegin {
   std::uint32_t op;
 };
 
+// A cpu_op as a candidate launcher: its span on its host thread and the call
+// (name, Input Dims, Input type) it stands for.
+struct CpuOpSpan {
+  std::int64_t start_ps = 0;
+  std::int64_t end_ps = 0;
+  std::uint32_t call = kNoCall;
+  std::int32_t parent = -1;  // index of the innermost span enclosing this one, once indexed
+};
+
+// An element of a staged line: a cpu_op in `cpu_ops` (found by its External
+// id) or a runtime / driver call in `events` (found by its correlation id).
+struct StagedRef {
+  std::uint32_t line = 0;
+  std::uint32_t index = 0;
+};
+
 struct StagedLine {
   LineKey key;
   bool device_ops = false;  // saw kernel / gpu_memcpy / gpu_memset
   std::vector<StagedEvent> events;
   std::vector<OpenBegin> open;
+  // Kineto host threads: their cpu_ops in arrival order, and their indices
+  // by start (longest first), to find the one enclosing a launch.
+  std::vector<CpuOpSpan> cpu_ops;
+  std::vector<std::uint32_t> cpu_ops_by_start;
 };
 
 struct ProcessMeta {
@@ -325,8 +346,8 @@ class ChromeReader {
   std::map<IdKey, ProcessMeta> processes_;
   std::map<std::pair<IdKey, IdKey>, std::string> thread_names_;
   absl::flat_hash_map<OpKey, std::uint32_t, OpKeyHash, OpKeyEq> op_cache_;
-  absl::flat_hash_map<std::uint64_t, std::uint32_t> call_by_external_;
-  absl::flat_hash_map<std::uint64_t, std::uint64_t> external_by_correlation_;
+  absl::flat_hash_map<std::uint64_t, StagedRef> cpu_op_by_external_;
+  absl::flat_hash_map<std::uint64_t, StagedRef> launch_by_correlation_;
   absl::flat_hash_map<std::string, bool> warned_;
   bool have_base_ = false;
   std::int64_t base_us_ = 0;
@@ -603,6 +624,10 @@ class ChromeReader {
   std::optional<std::int64_t> int_arg(const Scalar& s, std::string_view key);
   std::string str_arg(const Scalar& s, std::string_view key);
   std::optional<CallInfo> collective_args();
+  void index_cpu_ops();
+  std::uint32_t innermost_cpu_op(std::uint32_t line, const StagedEvent& launch) const;
+  std::uint32_t launcher_of(const StagedEvent& device_op) const;
+  void link_launchers();
   absl::Status finish_trace();
 };
 
@@ -805,16 +830,21 @@ absl::Status ChromeReader::commit() {
   if (device_op) {
     lines_[li].device_ops = true;
     if (auto c = collective_args()) e.own_call = builder_.intern_call(std::move(*c));
-  } else if (category == "cpu_op") {
-    if (e.external_id != 0) {
-      CallInfo c = collective_args().value_or(CallInfo{});
-      c.launcher = std::string(f_.name);
-      if (f_.input_dims.present()) append_compact_json(c.input_dims, f_.input_dims.text);
-      if (f_.input_types.present()) append_compact_json(c.input_types, f_.input_types.text);
-      call_by_external_[e.external_id] = builder_.intern_call(std::move(c));
-    }
+  } else if (category == "cpu_op" && !f_.name.starts_with("ProfilerStep#")) {
+    // Old Kineto's ProfilerStep#N operators span whole steps; they mark
+    // time, they launch nothing.
+    CallInfo c = collective_args().value_or(CallInfo{});
+    c.launcher = std::string(f_.name);
+    if (f_.input_dims.present()) append_compact_json(c.input_dims, f_.input_dims.text);
+    if (f_.input_types.present()) append_compact_json(c.input_types, f_.input_types.text);
+    std::vector<CpuOpSpan>& spans = lines_[li].cpu_ops;
+    if (e.external_id != 0)
+      cpu_op_by_external_[e.external_id] = {li, static_cast<std::uint32_t>(spans.size())};
+    spans.push_back({.start_ps = start_ps, .end_ps = start_ps + duration_ps,
+                     .call = builder_.intern_call(std::move(c))});
   } else if (category == "cuda_runtime" || category == "cuda_driver") {
-    if (e.correlation != 0 && e.external_id != 0) external_by_correlation_[e.correlation] = e.external_id;
+    if (e.correlation != 0)
+      launch_by_correlation_[e.correlation] = {li, static_cast<std::uint32_t>(lines_[li].events.size())};
   }
   // Old Kineto records ProfilerStep#N as an operator, newer as an annotation.
   if ((category == "user_annotation" || category == "cpu_op") && f_.name.starts_with("ProfilerStep#"))
@@ -941,6 +971,109 @@ std::string id_text(const IdKey& k, const std::vector<std::string>& strings) {
   return k.is_string ? strings[static_cast<std::size_t>(k.value)] : cat(k.value);
 }
 
+// Orders each thread's cpu_ops by start, longest first, and links each to the
+// innermost one enclosing it, so that a launch finds its op by one binary
+// search and a walk up the enclosing ops.
+void ChromeReader::index_cpu_ops() {
+  for (StagedLine& l : lines_) {
+    std::vector<CpuOpSpan>& v = l.cpu_ops;
+    std::vector<std::uint32_t>& order = l.cpu_ops_by_start;
+    order.resize(v.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return v[a].start_ps != v[b].start_ps ? v[a].start_ps < v[b].start_ps : v[a].end_ps > v[b].end_ps;
+    });
+    std::vector<std::uint32_t> stack;
+    for (std::uint32_t i : order) {
+      while (!stack.empty() && v[stack.back()].end_ps < v[i].end_ps) stack.pop_back();
+      v[i].parent = stack.empty() ? -1 : static_cast<std::int32_t>(stack.back());
+      stack.push_back(i);
+    }
+  }
+}
+
+// The innermost cpu_op on the launch's thread whose span holds the launch.
+std::uint32_t ChromeReader::innermost_cpu_op(std::uint32_t line, const StagedEvent& launch) const {
+  const std::vector<CpuOpSpan>& v = lines_[line].cpu_ops;
+  const std::vector<std::uint32_t>& order = lines_[line].cpu_ops_by_start;
+  auto after = std::upper_bound(order.begin(), order.end(), launch.start_ps,
+                                [&](std::int64_t t, std::uint32_t i) { return t < v[i].start_ps; });
+  std::int32_t i = after == order.begin() ? -1 : static_cast<std::int32_t>(*(after - 1));
+  const std::int64_t end_ps = launch.start_ps + launch.duration_ps;
+  while (i >= 0 && v[static_cast<std::size_t>(i)].end_ps < end_ps) i = v[static_cast<std::size_t>(i)].parent;
+  return i >= 0 ? v[static_cast<std::size_t>(i)].call : kNoCall;
+}
+
+// The call of the cpu_op that launched a kernel, memcpy or memset. Kineto
+// writes the launching op's External id on the work and on its runtime call;
+// older Kineto wrote the correlation id there instead, a number from another
+// sequence that may name an unrelated cpu_op. So an External id match counts
+// only when that op holds the runtime call on the same thread (or, with no
+// runtime call to check against, when the id is not just the correlation);
+// otherwise the launcher is the innermost cpu_op holding the runtime call.
+std::uint32_t ChromeReader::launcher_of(const StagedEvent& s) const {
+  const StagedRef* launch_at = nullptr;
+  if (s.correlation != 0)
+    if (auto it = launch_by_correlation_.find(s.correlation); it != launch_by_correlation_.end())
+      launch_at = &it->second;
+  const StagedEvent* launch = launch_at ? &lines_[launch_at->line].events[launch_at->index] : nullptr;
+  auto by_external = [&](std::uint64_t ext) -> std::uint32_t {
+    if (ext == 0) return kNoCall;
+    auto it = cpu_op_by_external_.find(ext);
+    if (it == cpu_op_by_external_.end()) return kNoCall;
+    const CpuOpSpan& op = lines_[it->second.line].cpu_ops[it->second.index];
+    if (launch == nullptr) return ext == s.correlation ? kNoCall : op.call;
+    const bool holds = it->second.line == launch_at->line && op.start_ps <= launch->start_ps &&
+                       launch->start_ps + launch->duration_ps <= op.end_ps;
+    return holds ? op.call : kNoCall;
+  };
+  std::uint32_t call = by_external(s.external_id);
+  if (call == kNoCall && launch != nullptr && launch->external_id != s.external_id)
+    call = by_external(launch->external_id);
+  if (call == kNoCall && launch != nullptr) call = innermost_cpu_op(launch_at->line, *launch);
+  return call;
+}
+
+// Kineto GPU work gets its call once all host events are in: the launching
+// cpu_op's, merged with the collective arguments the kernel carries itself.
+// Left in `own_call`; runs before anything moves or frees staged events.
+void ChromeReader::link_launchers() {
+  index_cpu_ops();
+  Trace& t = builder_.trace();
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> merged_calls;
+  for (StagedLine& l : lines_) {
+    if (!l.device_ops && l.key.lane != 1) continue;
+    for (StagedEvent& s : l.events) {
+      const std::uint32_t launched = launcher_of(s);
+      if (launched == kNoCall) continue;
+      if (s.own_call == kNoCall) {
+        s.own_call = launched;
+        continue;
+      }
+      const std::uint64_t k = (std::uint64_t{launched} << 32) | s.own_call;
+      auto it = merged_calls.find(k);
+      if (it == merged_calls.end()) {
+        CallInfo merged = t.calls[launched];
+        const CallInfo& own = t.calls[s.own_call];
+        merged.collective = own.collective;
+        merged.in_msg_nelems = own.in_msg_nelems;
+        merged.out_msg_nelems = own.out_msg_nelems;
+        merged.group_size = own.group_size;
+        merged.dtype = own.dtype;
+        merged.process_group = own.process_group;
+        it = merged_calls.emplace(k, builder_.intern_call(std::move(merged))).first;
+      }
+      s.own_call = it->second;
+    }
+  }
+  for (StagedLine& l : lines_) {
+    std::vector<CpuOpSpan>().swap(l.cpu_ops);
+    std::vector<std::uint32_t>().swap(l.cpu_ops_by_start);
+  }
+  absl::flat_hash_map<std::uint64_t, StagedRef>().swap(cpu_op_by_external_);
+  absl::flat_hash_map<std::uint64_t, StagedRef>().swap(launch_by_correlation_);
+}
+
 absl::Status ChromeReader::finish_trace() {
   Trace& t = builder_.trace();
   t.files = {origin_};
@@ -948,6 +1081,7 @@ absl::Status ChromeReader::finish_trace() {
                              : tsl_  ? TraceFormat::kTslJson
                                      : TraceFormat::kChromeJson;
   t.formats = {format};
+  if (format == TraceFormat::kKinetoJson) link_launchers();
   if (unmatched_end_ > 0) t.warnings.push_back(cat(origin_, ": ", unmatched_end_, " 'E' events without a matching 'B'; ignored"));
   if (without_phase_ > 0) t.warnings.push_back(cat(origin_, ": ", without_phase_, " events without 'ph'; ignored"));
   std::uint64_t open = 0;
@@ -1041,6 +1175,25 @@ absl::Status ChromeReader::finish_trace() {
         if (auto v = get_num("numSms")) d.caps.core_count = static_cast<int>(*v);
         if (auto v = get_num("computeMajor")) d.caps.compute_capability_major = static_cast<int>(*v);
         if (auto v = get_num("computeMinor")) d.caps.compute_capability_minor = static_cast<int>(*v);
+        // ROCm may report a generic name ("AMD Radeon Graphics") or one two
+        // parts share ("AMD Instinct MI250X / MI250"); the CU count tells
+        // them apart. CUDA's names are specific and stay authoritative.
+        if (d.vendor == "AMD" && chip_for_device_name(d.model) == nullptr &&
+            d.caps.compute_capability_major && d.caps.core_count) {
+          std::string inferred =
+              infer_gpu_model(d.vendor, *d.caps.compute_capability_major,
+                              d.caps.compute_capability_minor.value_or(0), *d.caps.core_count,
+                              d.caps.memory_bytes.value_or(0));
+          if (!inferred.empty()) {
+            t.warnings.push_back(cat(origin_, ": device ", id_text(pid, strings_), " is named '", d.model,
+                                     "'; taken to be ", inferred, " from compute capability ",
+                                     *d.caps.compute_capability_major, ".",
+                                     d.caps.compute_capability_minor.value_or(0), " and ",
+                                     *d.caps.core_count, " CUs"));
+            d.model = std::move(inferred);
+            d.model_inferred = true;
+          }
+        }
       }
     } else {
       d.kind = DeviceKind::kCpu;
@@ -1058,7 +1211,6 @@ absl::Status ChromeReader::finish_trace() {
     return std::tie(x.pid, x.tid, x.lane) < std::tie(y.pid, y.tid, y.lane);
   });
 
-  absl::flat_hash_map<std::uint64_t, std::uint32_t> merged_calls;
   absl::flat_hash_map<std::uint32_t, std::uint32_t> host_ops;
   for (std::uint32_t li : order) {
     StagedLine& l = lines_[li];
@@ -1106,34 +1258,7 @@ absl::Status ChromeReader::finish_trace() {
           e.op = it->second;
         }
       } else if (format == TraceFormat::kKinetoJson) {
-        std::uint32_t launched = kNoCall;
-        std::uint64_t ext = s.external_id;
-        if (ext == 0 && s.correlation != 0) {
-          auto c = external_by_correlation_.find(s.correlation);
-          if (c != external_by_correlation_.end()) ext = c->second;
-        }
-        if (ext != 0) {
-          auto c = call_by_external_.find(ext);
-          if (c != call_by_external_.end()) launched = c->second;
-        }
-        if (launched != kNoCall && s.own_call != kNoCall) {
-          const std::uint64_t k = (std::uint64_t{launched} << 32) | s.own_call;
-          auto it = merged_calls.find(k);
-          if (it == merged_calls.end()) {
-            CallInfo merged = t.calls[launched];
-            const CallInfo& own = t.calls[s.own_call];
-            merged.collective = own.collective;
-            merged.in_msg_nelems = own.in_msg_nelems;
-            merged.out_msg_nelems = own.out_msg_nelems;
-            merged.group_size = own.group_size;
-            merged.dtype = own.dtype;
-            merged.process_group = own.process_group;
-            it = merged_calls.emplace(k, builder_.intern_call(std::move(merged))).first;
-          }
-          e.call = it->second;
-        } else {
-          e.call = launched != kNoCall ? launched : s.own_call;
-        }
+        e.call = s.own_call;  // the launcher's call, from link_launchers
       }
       d.events.push_back(e);
     }

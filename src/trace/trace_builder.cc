@@ -170,6 +170,9 @@ std::string infer_gpu_model(std::string_view vendor, int major, int minor, int c
     if (cores == 304) return gb > 220 ? "AMD Instinct MI325X" : "AMD Instinct MI300X";
     if (cores == 228) return "AMD Instinct MI300A";
   }
+  // gfx90a: one GCD of an MI250 has 104 CUs (an MI210, the same die on a
+  // PCIe card, too: same peaks); an MI250X GCD has 110 and is left unknown.
+  if (amd && major == 9 && minor == 0 && cores == 104) return "AMD Instinct MI250";
   if (!nvidia || amd) return "";
   if (major == 7 && minor == 0 && cores == 80) return "Tesla V100";
   if (major == 8 && minor == 0 && cores == 108)

@@ -41,7 +41,8 @@ ModuleName split_module_name(std::string_view s);
 
 // A GPU's model when the profiler reported only capabilities (XLA's GPU
 // planes carry vendor, compute capability, SM/CU count and memory but no
-// name). Returns "" when the combination is not one we know.
+// name; ROCm may name any GPU "AMD Radeon Graphics"). Returns "" when the
+// combination is not one we know.
 std::string infer_gpu_model(std::string_view vendor, int cc_major, int cc_minor, int cores,
                             double memory_bytes);
 

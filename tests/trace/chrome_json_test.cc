@@ -31,6 +31,14 @@ const OpStat* find_op(const std::vector<OpStat>& ops, std::string_view name, std
   return nullptr;
 }
 
+// Concatenates JSON text pieces and numbers.
+template <class... Parts>
+std::string cat_json(const Parts&... parts) {
+  std::ostringstream out;
+  (out << ... << parts);
+  return out.str();
+}
+
 std::string error_of(std::string_view json, const TraceReadOptions& options = {}) {
   auto t = parse_chrome_trace(json, "t.json", options);
   return t.ok() ? "ok" : std::string(t.status().message());
@@ -211,7 +219,8 @@ TEST_CASE("json: old Kineto - epoch microseconds, old category names, string tid
   REQUIRE(t->devices.size() == 1);
   const Device& d = t->devices[0];
   CHECK(d.model == "Tesla V100-DGXS-32GB");
-  CHECK(d.chip == nullptr);  // no V100 spec is embedded
+  REQUIRE(d.chip != nullptr);  // "Tesla V100" in hardware/v100-sxm2.json
+  CHECK(d.chip->name == "v100-sxm2");
   // 1623142623460111 us since the epoch: rebased to the first event.
   CHECK(t->time_origin_ns == 1'623'142'623'460'111'000);
   const Event* kernel = nullptr;
@@ -224,6 +233,74 @@ TEST_CASE("json: old Kineto - epoch microseconds, old category names, string tid
   REQUIRE(kernel->call != kNoCall);
   CHECK(t->calls[kernel->call].launcher == "aten::conv2d");  // "external id", lower case
   CHECK(t->calls[kernel->call].input_dims == "[[32,3,224,224],[64,3,7,7]]");
+}
+
+TEST_CASE("json: old Kineto with External id = correlation - launcher is the cpu_op holding the launch") {
+  // Layout of hta/a100-80gb_16rank_rank0.json.gz: kernels and runtime calls
+  // carry their correlation as "External id", cpu_ops number theirs apart.
+  auto t = read_trace(test_data("trace/old_kineto_external_is_correlation.json").string());
+  REQUIRE(t.ok());
+  REQUIRE(t->devices.size() == 1);
+  const Device& d = t->devices[0];
+  std::map<std::string, const Event*> work;
+  for (const Event& e : d.events)
+    if (d.lines[e.line].role == LineRole::kOps) work[t->ops[e.op].name] = &e;
+  REQUIRE(work.size() == 7);
+  auto launcher = [&](std::string_view prefix) -> std::string {
+    for (const auto& [name, e] : work)
+      if (name.starts_with(prefix)) return e->call == kNoCall ? "(none)" : t->calls[e->call].launcher;
+    return "(no such kernel)";
+  };
+  auto dims = [&](std::string_view prefix) -> std::string {
+    for (const auto& [name, e] : work)
+      if (name.starts_with(prefix) && e->call != kNoCall) return t->calls[e->call].input_dims;
+    return "";
+  };
+  // cudaLaunchKernel 122..129 us on thread 25556 lies in the CppNode
+  // (103..131), itself inside evaluate_function (100..134): the innermost wins.
+  CHECK(launcher("void fbgemm_gpu::permute_pooled_embs_kernel") ==
+        "torch::autograd::CppNode<fbgemm_gpu::PermutePooledEmbsFunction>");
+  CHECK(dims("void fbgemm_gpu::permute_pooled_embs_kernel") == "[[4096,768]]");
+  // Launch 215..221 in aten::addmm (210..250), inside aten::linear.
+  CHECK(launcher("ampere_sgemm") == "aten::addmm");
+  CHECK(dims("ampere_sgemm") == "[[2798],[64,4096],[4096,2798],[],[]]");
+  // Launch 252..256: aten::addmm ended at 250, aten::linear (200..260) holds it.
+  CHECK(launcher("void at::native::vectorized_elementwise_kernel") == "aten::linear");
+  CHECK(launcher("Memcpy HtoD") == "aten::copy_");
+  // External id 218 is also aten::clamp_min_'s, but that op (400..417) does
+  // not hold the launch (25..35): aten::uniform_ (20..50) does.
+  CHECK(launcher("void at::native::distribution_elementwise") == "aten::uniform_");
+  // A launch inside no cpu_op, and a kernel queued before any host event
+  // whose External id (= its correlation 31) is aten::t's by coincidence.
+  CHECK(launcher("void multi_tensor_apply_kernel") == "(none)");
+  CHECK(launcher("ncclKernel_SendRecv") == "(none)");
+}
+
+TEST_CASE("json: a ROCm device with a name that decides nothing is known by its CU count") {
+  auto rocm = [](std::string_view name, int cus) {
+    return cat_json(R"({"deviceProperties": [{"id": 0, "name": ")", name,
+                    R"(", "totalGlobalMem": 68702699520, "computeMajor": 9, "computeMinor": 0, "numSms": )", cus,
+                    R"(}], "traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 1, "ts": 1, "dur": 2}]})");
+  };
+  // gfx90a (9.0) with 104 CUs: one MI250 GCD, whatever ROCm called it.
+  for (std::string_view name : {"AMD Radeon Graphics", "AMD Instinct MI250X / MI250"}) {
+    INFO(name);
+    auto t = parse_chrome_trace(rocm(name, 104), "rocm.json");
+    REQUIRE(t.ok());
+    REQUIRE(t->devices.size() == 1);
+    CHECK(t->devices[0].model == "AMD Instinct MI250");
+    CHECK(t->devices[0].model_inferred);
+    REQUIRE(t->devices[0].chip != nullptr);
+    CHECK(t->devices[0].chip->name == "mi250");
+    REQUIRE(t->warnings.size() == 1);
+    CHECK_THAT(t->warnings[0], Catch::Contains(std::string(name)));
+  }
+  // 110 CUs is an MI250X GCD, which has no spec: the reported name stays.
+  auto x = parse_chrome_trace(rocm("AMD Instinct MI250X / MI250", 110), "rocm.json");
+  REQUIRE(x.ok());
+  CHECK(x->devices[0].model == "AMD Instinct MI250X / MI250");
+  CHECK_FALSE(x->devices[0].model_inferred);
+  CHECK(x->devices[0].chip == nullptr);
 }
 
 TEST_CASE("json: B/E pairs and a bare array without its closing bracket") {

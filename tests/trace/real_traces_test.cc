@@ -40,6 +40,7 @@ const OpStat& only(const std::vector<OpStat>& v) {
 struct KernelTotals {
   std::int64_t count = 0;
   double total_s = 0;
+  std::int64_t with_launcher = 0;  // linked to the cpu_op that launched them
 };
 
 KernelTotals kernels(const Trace& t) {
@@ -49,6 +50,7 @@ KernelTotals kernels(const Trace& t) {
       if (d.lines[e.line].role == LineRole::kOps && t.ops[e.op].category == "kernel") {
         ++k.count;
         k.total_s += static_cast<double>(e.duration_ps) * 1e-12;
+        if (e.call != kNoCall && !t.calls[e.call].launcher.empty()) ++k.with_launcher;
       }
   return k;
 }
@@ -168,7 +170,8 @@ TEST_CASE("real: V100 TF BERT XPlane - eight GPUs, two with compute streams") {
     CHECK(d.host == "34.83.195.179:6003");
     CHECK(d.model == "Tesla V100");  // inferred: cc 7.0, 80 SMs
     CHECK(d.model_inferred);
-    CHECK(d.chip == nullptr);
+    REQUIRE(d.chip != nullptr);
+    CHECK(d.chip->name == "v100-sxm2");
     for (const Event& e : d.events) {
       if (d.lines[e.line].role != LineRole::kOps) continue;
       ++stream_events;
@@ -370,7 +373,14 @@ TEST_CASE("real: A100-80GB 16-rank trainer, AlexNet, MI250, Triton, V100 ResNet-
 
   const Trace mi250 = read("hta/mi250_minitoy_train_rocm6.2_kineto.json.gz");
   CHECK(kernels(mi250).count == 14);
-  CHECK(mi250.devices[0].model == "AMD Radeon Graphics");
+  // ROCm names it "AMD Radeon Graphics"; gfx9.0 with 104 CUs is one MI250 GCD.
+  CHECK(mi250.devices[0].model == "AMD Instinct MI250");
+  CHECK(mi250.devices[0].model_inferred);
+  REQUIRE(mi250.devices[0].chip != nullptr);
+  CHECK(mi250.devices[0].chip->name == "mi250");
+  CHECK(std::any_of(mi250.warnings.begin(), mi250.warnings.end(), [](const std::string& w) {
+    return w.find("'AMD Radeon Graphics'; taken to be AMD Instinct MI250") != std::string::npos;
+  }));
   CHECK(only(ops_starting(mi250, "Cijk_Alik_Bljk_SB")).median_s * 1e6 == Approx(17.6).margin(0.05));
 
   const Trace triton = read("hta/a100_triton_example.json.gz");
@@ -380,6 +390,8 @@ TEST_CASE("real: A100-80GB 16-rank trainer, AlexNet, MI250, Triton, V100 ResNet-
 
   const Trace rn = read("kineto/v100_resnet50_worker0.pt.trace.json.gz");
   CHECK(rn.devices[0].model == "Tesla V100-DGXS-32GB");
+  REQUIRE(rn.devices[0].chip != nullptr);
+  CHECK(rn.devices[0].chip->name == "v100-sxm2");
   const KernelTotals kr = kernels(rn);
   CHECK(kr.count == 8772);
   CHECK(kr.total_s * 1e3 == Approx(591.5).margin(0.05));
@@ -392,4 +404,54 @@ TEST_CASE("real: A100-80GB 16-rank trainer, AlexNet, MI250, Triton, V100 ResNet-
     CHECK(s.duration_ps >= 164'000'000'000);
     CHECK(s.duration_ps <= 182'000'000'000);
   }
+}
+
+// Kernels left without a launcher were counted in the files (python json):
+// their correlation names no runtime call in the trace (queued before the
+// host events began), or the runtime call lies inside no cpu_op on its
+// thread (optimizer launches outside any op, hipGraphLaunch replays).
+TEST_CASE("real: Kineto kernels find the cpu_op that launched them") {
+  struct Expect {
+    const char* file;
+    std::int64_t kernels, with_launcher;
+  };
+  const Expect files[] = {
+      // 6080 - 705 without a runtime call - 90 multi_tensor_apply launched in no cpu_op.
+      {"hta/a100-80gb_16rank_rank0.json.gz", 6080, 5285},
+      {"hta/a100_alexnet_trace.json.gz", 79, 79},
+      {"hta/a100_triton_example.json.gz", 1, 1},
+      {"hta/a100x2_resnet_ddp_nccl_data.json.gz", 2700, 2700},
+      {"hta/mi250_minitoy_train_rocm6.2_kineto.json.gz", 14, 14},
+      {"kineto/v100_resnet50_worker0.pt.trace.json.gz", 8772, 8772},
+      // 2 cuLaunchKernelEx calls inside no cpu_op.
+      {"tracelens/b200x8_vllm_eager_rank0.pt.trace.json.gz", 768, 766},
+      {"tracelens/h100_bert-small.pt.trace.json.gz", 60, 60},
+      // 436 and 463 kernels ran before the first recorded launch, with no runtime call.
+      {"tracelens/h100_qwen1.5-0.5b.pt.trace.json.gz", 1465, 1029},
+      {"tracelens/mi300x_qwen1.5-0.5b.pt.trace.json.gz", 1516, 1053},
+      // 544 replayed by hipGraphLaunch, 3 launched in no cpu_op.
+      {"tracelens/mi300x_sglang_qwen3-8b_decode.pt.trace.json.gz", 555, 8},
+  };
+  for (const Expect& x : files) {
+    INFO(x.file);
+    const KernelTotals k = kernels(read(x.file));
+    CHECK(k.count == x.kernels);
+    CHECK(k.with_launcher == x.with_launcher);
+  }
+}
+
+TEST_CASE("real: A100-80GB trainer - old-Kineto kernels get the innermost cpu_op around their launch") {
+  const Trace t = read("hta/a100-80gb_16rank_rank0.json.gz");
+  // Kernel and cudaLaunchKernel share correlation (and External id) 928543;
+  // the launch on thread 25556 lies in evaluate_function > CppNode<Permute...>.
+  const Event* k = nullptr;
+  for (const Device& d : t.devices)
+    for (const Event& e : d.events)
+      if (e.correlation_id == 928543 && d.lines[e.line].role == LineRole::kOps) k = &e;
+  REQUIRE(k != nullptr);
+  REQUIRE(k->call != kNoCall);
+  CHECK_THAT(t.calls[k->call].launcher, Catch::StartsWith("torch::autograd::CppNode<fbgemm_gpu::PermutePooledEmbsFunction"));
+  CHECK(t.calls[k->call].input_dims == "[[4096,768]]");
+  // SOURCES.md: "aten::mm [[64,4096],[4096,2798]]" launches a GEMM.
+  CHECK_FALSE(launched_by(t, "gemm", "aten::mm", "[[64,4096],[4096,2798]]").empty());
 }
