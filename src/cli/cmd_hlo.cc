@@ -35,6 +35,11 @@ std::vector<std::string> notes(const HloPredictionRow& r) {
   if (f.collective_not_timed) n.push_back("collective not timed");
   if (f.conditional_max) n.push_back("max over branches");
   if (r.cost.host_bytes > 0) n.push_back("host transfer over PCIe");
+  // The chip has no unit for the type (bf16 on a V100): predict() charged
+  // the arithmetic at another peak; say which.
+  if (r.cost.flops > 0 && peak_class(r.prediction.dtype) != peak_class(r.cost.dtype))
+    n.push_back(detail::cat("no ", peak_class_name(peak_class(r.cost.dtype)), " peak on this chip: timed at the ",
+                            peak_class_name(peak_class(r.prediction.dtype)), " peak"));
   return n;
 }
 
