@@ -44,10 +44,20 @@ struct Prediction {
   DType dtype = DType::kBF16;           // whose peak T_math used
 };
 
+// The lower and upper bounds and the bound of a Prediction whose three
+// times are set. Ties go to compute, then memory: a perfectly balanced op is
+// reported as compute-bound, as the scaling book does at the ridge.
+inline void settle_bounds(Prediction& p) {
+  p.t_lower_s = std::max({p.t_math_s, p.t_hbm_s, p.t_ici_s});
+  p.t_upper_s = p.t_math_s + p.t_hbm_s + p.t_ici_s;
+  if (p.t_math_s >= p.t_hbm_s && p.t_math_s >= p.t_ici_s && p.t_math_s > 0) p.bound = Bound::kCompute;
+  else if (p.t_hbm_s >= p.t_ici_s) p.bound = Bound::kMemory;
+  else p.bound = Bound::kCommunication;
+}
+
 // Assembles a Prediction from counts and the times they imply. Every op's
 // predict() ends here, so the bound and the two totals mean the same thing
-// everywhere. Ties go to compute, then memory: a perfectly balanced op is
-// reported as compute-bound, as the scaling book does at the ridge.
+// everywhere.
 inline Prediction make_prediction(double flops, double hbm_bytes, double ici_bytes,
                                   double t_ici_s, DType dtype, const Chip& chip) {
   Prediction p;
@@ -59,11 +69,7 @@ inline Prediction make_prediction(double flops, double hbm_bytes, double ici_byt
   p.t_math_s = flops > 0 && peak > 0 ? flops / peak : 0;
   p.t_hbm_s = hbm_bytes / chip.hbm_bytes_per_s;
   p.t_ici_s = t_ici_s;
-  p.t_lower_s = std::max({p.t_math_s, p.t_hbm_s, p.t_ici_s});
-  p.t_upper_s = p.t_math_s + p.t_hbm_s + p.t_ici_s;
-  if (p.t_math_s >= p.t_hbm_s && p.t_math_s >= p.t_ici_s && p.t_math_s > 0) p.bound = Bound::kCompute;
-  else if (p.t_hbm_s >= p.t_ici_s) p.bound = Bound::kMemory;
-  else p.bound = Bound::kCommunication;
+  settle_bounds(p);
   p.intensity_flops_per_byte = hbm_bytes > 0 ? flops / hbm_bytes : 0;
   p.ridge_flops_per_byte = chip.ridge_flops_per_byte(dtype);
   return p;

@@ -284,11 +284,7 @@ std::optional<OpCost> memory_op(const std::string& op, const Inputs& in, DType d
 
 Prediction with_peak(Prediction p, double peak_flops_per_s, const Chip& chip) {
   p.t_math_s = p.flops > 0 ? p.flops / peak_flops_per_s : 0;
-  p.t_lower_s = std::max({p.t_math_s, p.t_hbm_s, p.t_ici_s});
-  p.t_upper_s = p.t_math_s + p.t_hbm_s + p.t_ici_s;
-  if (p.t_math_s >= p.t_hbm_s && p.t_math_s >= p.t_ici_s && p.t_math_s > 0) p.bound = Bound::kCompute;
-  else if (p.t_hbm_s >= p.t_ici_s) p.bound = Bound::kMemory;
-  else p.bound = Bound::kCommunication;
+  settle_bounds(p);
   p.ridge_flops_per_byte = peak_flops_per_s / chip.hbm_bytes_per_s;
   return p;
 }
