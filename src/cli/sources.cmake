@@ -2,7 +2,6 @@
 list(APPEND ROOFLINE_CLI_SOURCES
   src/cli/main.cc
   src/cli/args.cc
-  src/cli/text_table.cc
   src/cli/cmd_chips.cc
   src/cli/cmd_predict_matmul.cc
   src/cli/cmd_demo.cc)

@@ -9,6 +9,7 @@
 #include "roofline/report/rank.hpp"
 #include "roofline/report/render.hpp"
 #include "roofline/report/units.hpp"
+#include "src/report/text_table.hpp"
 
 namespace roofline {
 namespace {
@@ -29,40 +30,19 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
 };
 
-std::size_t display_width(const std::string& s) {
-  std::size_t w = 0;
-  for (unsigned char c : s) w += (c & 0xC0) != 0x80;
-  return w;
-}
-
 std::string clip(const std::string& s, std::size_t max) {
-  if (display_width(s) <= max) return s;
+  if (detail::display_width(s) <= max) return s;
   return s.substr(0, max - 3) + "...";
 }
 
 std::string table_text(const Table& t) {
-  std::vector<std::size_t> w(t.header.size());
-  for (std::size_t i = 0; i < w.size(); ++i) w[i] = display_width(t.header[i]);
-  for (const auto& r : t.rows)
-    for (std::size_t i = 0; i < w.size() && i < r.size(); ++i) w[i] = std::max(w[i], display_width(r[i]));
-  std::string out;
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string l = "  ";
-    for (std::size_t i = 0; i < w.size(); ++i) {
-      const std::string c = i < cells.size() ? cells[i] : "";
-      const std::string pad(w[i] - display_width(c), ' ');
-      if (i) l += "  ";
-      l += t.right[i] ? pad + c : c + pad;
-    }
-    while (!l.empty() && l.back() == ' ') l.pop_back();
-    out += l + "\n";
-  };
-  line(t.header);
-  std::vector<std::string> rule;
-  for (std::size_t x : w) rule.push_back(std::string(x, '-'));
-  line(rule);
-  for (const auto& r : t.rows) line(r);
-  return out;
+  std::vector<detail::TextTable::Column> columns;
+  for (std::size_t i = 0; i < t.header.size(); ++i)
+    columns.push_back({t.header[i], t.right[i] ? detail::TextTable::Align::kRight
+                                               : detail::TextTable::Align::kLeft});
+  detail::TextTable table(std::move(columns), /*indent=*/2);
+  for (const auto& r : t.rows) table.add_row(r);
+  return table.render();
 }
 
 std::string md_escape(const std::string& s) {

@@ -1,30 +1,26 @@
-#include "src/cli/text_table.hpp"
+#include "src/report/text_table.hpp"
 
 #include <algorithm>
 
-namespace roofline::cli {
-namespace {
+namespace roofline::detail {
 
-// Display width in code points, so "µ" or "×" do not skew the columns.
-std::size_t width(const std::string& s) {
+std::size_t display_width(const std::string& s) {
   std::size_t w = 0;
   for (unsigned char c : s) w += (c & 0xC0) != 0x80;
   return w;
 }
 
-}  // namespace
-
 std::string TextTable::render() const {
   std::vector<std::size_t> w(columns_.size(), 0);
-  for (std::size_t i = 0; i < columns_.size(); ++i) w[i] = width(columns_[i].title);
+  for (std::size_t i = 0; i < columns_.size(); ++i) w[i] = display_width(columns_[i].title);
   for (const auto& r : rows_)
-    for (std::size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], width(r[i]));
+    for (std::size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], display_width(r[i]));
   std::string out;
   auto line = [&](const std::vector<std::string>& cells) {
-    std::string l;
+    std::string l(static_cast<std::size_t>(indent_), ' ');
     for (std::size_t i = 0; i < columns_.size(); ++i) {
       const std::string& c = i < cells.size() ? cells[i] : std::string();
-      const std::string pad(w[i] - width(c), ' ');
+      const std::string pad(w[i] - display_width(c), ' ');
       if (i) l += "  ";
       l += columns_[i].align == Align::kRight ? pad + c : c + pad;
     }
@@ -41,4 +37,4 @@ std::string TextTable::render() const {
   return out;
 }
 
-}  // namespace roofline::cli
+}  // namespace roofline::detail
