@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "roofline/chip.hpp"
-#include "roofline/report/join.hpp"
+#include "roofline/match/match.hpp"
 #include "roofline/report/render.hpp"
 #include "roofline/trace/read.hpp"
 

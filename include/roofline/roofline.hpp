@@ -1,7 +1,7 @@
 // Umbrella header: chip specs, single-device rooflines, collectives, meshes,
 // sharded matmuls, training steps and the planner, HLO modules and their
 // cost. The readers of traces and the report have their own headers:
-// roofline/trace/read.hpp, roofline/report/join.hpp, roofline/report/render.hpp.
+// roofline/trace/read.hpp, roofline/match/match.hpp, roofline/report/render.hpp.
 #pragma once
 
 #include "roofline/chip.hpp"

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "roofline/roofline.hpp"
-#include "roofline/report/units.hpp"
+#include "roofline/format/units.hpp"
 #include "src/cli/command.hpp"
-#include "src/cli/text_table.hpp"
+#include "roofline/format/text_table.hpp"
 
 namespace roofline::cli {
 namespace {

@@ -9,9 +9,9 @@
 #include "roofline/detail/cat.hpp"
 #include "roofline/hlo/predict.hpp"
 #include "roofline/hlo/reader.hpp"
-#include "roofline/report/units.hpp"
+#include "roofline/format/units.hpp"
 #include "src/cli/command.hpp"
-#include "src/cli/text_table.hpp"
+#include "roofline/format/text_table.hpp"
 
 namespace roofline::cli {
 namespace {

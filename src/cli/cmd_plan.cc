@@ -3,10 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include "roofline/detail/cat.hpp"
-#include "roofline/report/units.hpp"
+#include "roofline/format/units.hpp"
 #include "roofline/sharding/planner.hpp"
 #include "src/cli/command.hpp"
-#include "src/cli/text_table.hpp"
+#include "roofline/format/text_table.hpp"
 
 namespace roofline::cli {
 namespace {

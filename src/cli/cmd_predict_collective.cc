@@ -4,7 +4,7 @@
 
 #include "roofline/collectives/collective_kind.hpp"
 #include "roofline/detail/cat.hpp"
-#include "roofline/report/units.hpp"
+#include "roofline/format/units.hpp"
 #include "roofline/sharding/mesh.hpp"
 #include "roofline/sharding/mesh_collective.hpp"
 #include "src/cli/command.hpp"

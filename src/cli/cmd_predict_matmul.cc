@@ -4,7 +4,7 @@
 
 #include "roofline/detail/cat.hpp"
 #include "roofline/ops/matmul.hpp"
-#include "roofline/report/units.hpp"
+#include "roofline/format/units.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/prediction_output.hpp"
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "roofline/detail/cat.hpp"
-#include "roofline/report/units.hpp"
+#include "roofline/format/units.hpp"
 #include "roofline/sharding/matmul_expression.hpp"
 #include "roofline/sharding/sharded_matmul.hpp"
 #include "src/cli/command.hpp"

@@ -2,10 +2,12 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "roofline/hlo/reader.hpp"
-#include "roofline/report/join.hpp"
+#include "roofline/match/match.hpp"
 #include "roofline/report/render.hpp"
 #include "roofline/trace/read.hpp"
 #include "src/cli/command.hpp"
@@ -28,6 +30,19 @@ absl::StatusOr<std::vector<HloModule>> read_modules(const std::string& list) {
     start = end + 1;
   }
   return out;
+}
+
+// The library names the options it was given (ReportOptions::chip); the
+// CLI's messages and report name its flags.
+std::string in_cli_words(std::string text) {
+  const std::pair<std::string_view, std::string_view> words[] = {
+      {kSetChipAdvice, "pass --chip NAME"},
+      {kGivenChipSource, "--chip"},
+      {kOneDeviceAdvice, "use --device N for one"}};
+  for (const auto& [library, cli] : words)
+    for (std::size_t at = text.find(library); at != std::string::npos; at = text.find(library, at + cli.size()))
+      text.replace(at, library.size(), cli);
+  return text;
 }
 
 int run(const Args& args) {
@@ -69,7 +84,9 @@ int run(const Args& args) {
   auto trace = read_trace(args.positional()[0]);
   if (!trace.ok()) return fail(trace.status());
   auto report = make_report(*trace, options);
-  if (!report.ok()) return fail(report.status());
+  if (!report.ok()) return fail(absl::Status(report.status().code(), in_cli_words(std::string(report.status().message()))));
+  report->chip_source = in_cli_words(report->chip_source);
+  for (std::string& note : report->notes) note = in_cli_words(note);
   const std::string text = render_report(*report, format, RenderOptions{.top = static_cast<int>(*top)});
   if (auto out = args.get("output")) {
     std::ofstream f(*out, std::ios::binary);

@@ -5,11 +5,11 @@
 #include <string>
 
 #include "roofline/detail/cat.hpp"
-#include "roofline/report/units.hpp"
+#include "roofline/format/units.hpp"
 #include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
 #include "src/cli/command.hpp"
-#include "src/cli/text_table.hpp"
+#include "roofline/format/text_table.hpp"
 
 namespace roofline::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "roofline/predict.hpp"
-#include "roofline/report/units.hpp"
+#include "roofline/format/units.hpp"
 
 namespace roofline::cli {
 

@@ -10,7 +10,7 @@
 
 #include "roofline/report/rank.hpp"
 #include "roofline/report/render.hpp"
-#include "roofline/report/units.hpp"
+#include "roofline/format/units.hpp"
 
 namespace roofline {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "roofline/report/rank.hpp"
 #include "roofline/report/render.hpp"
-#include "roofline/report/units.hpp"
-#include "src/report/text_table.hpp"
+#include "roofline/format/text_table.hpp"
+#include "roofline/format/units.hpp"
 
 namespace roofline {
 namespace {
@@ -31,16 +31,16 @@ struct Table {
 };
 
 std::string clip(const std::string& s, std::size_t max) {
-  if (detail::display_width(s) <= max) return s;
+  if (display_width(s) <= max) return s;
   return s.substr(0, max - 3) + "...";
 }
 
 std::string table_text(const Table& t) {
-  std::vector<detail::TextTable::Column> columns;
+  std::vector<TextTable::Column> columns;
   for (std::size_t i = 0; i < t.header.size(); ++i)
-    columns.push_back({t.header[i], t.right[i] ? detail::TextTable::Align::kRight
-                                               : detail::TextTable::Align::kLeft});
-  detail::TextTable table(std::move(columns), /*indent=*/2);
+    columns.push_back({t.header[i], t.right[i] ? TextTable::Align::kRight
+                                               : TextTable::Align::kLeft});
+  TextTable table(std::move(columns), /*indent=*/2);
   for (const auto& r : t.rows) table.add_row(r);
   return table.render();
 }

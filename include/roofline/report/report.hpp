@@ -1,7 +1,8 @@
 // Expected vs observed: one measured profile joined with the roofline of
-// every op in it. Built by `make_report()` (report/join.hpp), rendered by
-// report/render.hpp. All times are totals over the op's occurrences on the
-// selected device(s), in seconds.
+// every op in it. Produced by the match stage (`make_report()`,
+// roofline/match/match.hpp), rendered by roofline/report/render.hpp and
+// written by roofline/report/json.hpp, csv.hpp. All times are totals over
+// the op's occurrences on the selected device(s), in seconds.
 #pragma once
 
 #include <cstdint>

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-#include "roofline/report/join.hpp"
+#include "roofline/match/match.hpp"
 #include "roofline/trace/read.hpp"
 #include "tests/test_support.hpp"
 
@@ -39,6 +39,9 @@ TEST_CASE("real v6e: every op has a prediction or says why not") {
     CHECK((op.predicted || !op.reason.empty()));
     CHECK(op.match == MatchSource::kHloModule);  // all modules are embedded
   }
+  // Four devices are summed; the note says how to report one.
+  CHECK(std::any_of(r.notes.begin(), r.notes.end(),
+                    [](const std::string& n) { return n.ends_with(roofline::kOneDeviceAdvice); }));
 }
 
 TEST_CASE("real v6e: the broadcast_add fusions are memory-bound at about 80% of HBM bandwidth") {

@@ -1,8 +1,9 @@
-#include "src/report/text_table.hpp"
+// The aligned text table (roofline/format/text_table.hpp).
+#include "roofline/format/text_table.hpp"
 
 #include <algorithm>
 
-namespace roofline::detail {
+namespace roofline {
 
 std::size_t display_width(const std::string& s) {
   std::size_t w = 0;
@@ -37,4 +38,4 @@ std::string TextTable::render() const {
   return out;
 }
 
-}  // namespace roofline::detail
+}  // namespace roofline

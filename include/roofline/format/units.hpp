@@ -1,6 +1,11 @@
-// Human-readable figures for tables: SI prefixes with three significant
-// digits ("89.3 ms", "17.6 TFLOP", "3.22 GB"). Machine formats (JSON, CSV)
-// print raw SI numbers instead.
+// Human-readable figures for tables and messages: SI prefixes with three
+// significant digits ("89.3 ms", "17.6 TFLOP", "3.22 GB"). Used by the
+// report's renderers and the CLI alike; machine formats (JSON, CSV:
+// roofline/format/json.hpp, csv.hpp) print raw SI numbers instead.
+//
+//   roofline::format_seconds(0.0893);        // "89.3 ms"
+//   roofline::format_si(1.97e14, "FLOP/s");  // "197 TFLOP/s"
+
 #pragma once
 
 #include <cmath>

@@ -1,0 +1,49 @@
+// The second step of the match: the op events of the selected devices,
+// grouped into ops. An XLA op is one (HLO module, program id, instruction);
+// a PyTorch kernel is one (kernel, launching op and its Input Dims), so the
+// same kernel launched on two shapes is two ops.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "roofline/trace/trace.hpp"
+
+namespace roofline {
+
+// All occurrences of one op on the selected devices.
+struct OpGroup {
+  std::uint32_t op = 0;          // the first OpInfo seen (with several kernels, one of them)
+  std::uint32_t call = kNoCall;  // PyTorch kernels: the launching op and its shapes
+  std::map<std::uint32_t, std::int64_t> per_kernel = {};  // OpInfo -> occurrences
+  std::int64_t self_ps = 0;
+  std::vector<std::int64_t> samples_ps = {};  // self time of each event (per kernel, not per op run)
+  bool xla = false;                      // an XLA op (it names a module or a program)
+
+  // Occurrences: those of its most frequent kernel.
+  std::int64_t count() const;
+  // Median self time of one occurrence, in seconds; the mean run for an op
+  // that runs as several kernels (it has no per-run samples).
+  double median_s() const;
+};
+
+struct OpGroups {
+  std::vector<OpGroup> groups;  // in order of first occurrence
+  // event_group[device][event]: index into `groups` of an op event of a
+  // selected device, -1 for other events and devices.
+  std::vector<std::vector<std::int32_t>> event_group;
+};
+
+bool is_xla_op(const OpInfo& op);
+
+OpGroups group_ops(const Trace& trace, std::span<const std::size_t> devices);
+
+// The module a PyTorch kernel's group is listed under: its launching op, or
+// "nccl:<collective>"; empty without a launching op.
+std::string eager_module(const Trace& trace, const OpGroup& group);
+
+}  // namespace roofline

@@ -1,0 +1,54 @@
+// The first step of the match: which devices of a trace to report on, and
+// the one chip their ops are predicted on, decided here and nowhere else.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "roofline/chip.hpp"
+#include "roofline/trace/trace.hpp"
+
+namespace roofline {
+
+// The chip a device says it is (its model name), or nullptr when it does
+// not say or we do not know the name. Every use of a device's chip in the
+// match stage goes through this one function.
+const Chip* reported_chip(const Device& device);
+
+// Indices into Trace::devices of the devices with op events, or of the one
+// whose id is `device_id`. Fails (NotFound) when that device has no op
+// events, (InvalidArgument) when no device has any.
+absl::StatusOr<std::vector<std::size_t>> select_devices(const Trace& trace, std::optional<int> device_id);
+
+// How the match stage's errors, notes and Report::chip_source name the
+// options of ReportOptions (roofline/match/match.hpp). A front end that
+// calls them otherwise (the CLI: --chip, --device N) puts its own words in
+// place of these phrases.
+//
+// The end of the error decide_chip returns when the trace does not name its chip.
+inline constexpr std::string_view kSetChipAdvice = "set ReportOptions::chip";
+// Report::chip_source when the chip was given rather than detected.
+inline constexpr std::string_view kGivenChipSource = "ReportOptions::chip";
+// The end of the note on a report that sums several devices.
+inline constexpr std::string_view kOneDeviceAdvice = "set ReportOptions::device_id for one";
+
+struct ChipChoice {
+  const Chip* chip = nullptr;  // never null in a returned choice
+  // How it was decided: kGivenChipSource, or "detected from device 'TPU v6 lite'".
+  std::string source = {};
+  // Set when the chip given contradicts the one the devices report.
+  std::optional<std::string> note = {};
+};
+
+// `given` when not null (with a note when the devices report another chip),
+// else the chip the first of `devices` that reports one names. Fails
+// (InvalidArgument, ending in kSetChipAdvice) when none does.
+absl::StatusOr<ChipChoice> decide_chip(const Trace& trace, std::span<const std::size_t> devices,
+                                       const Chip* given);
+
+}  // namespace roofline

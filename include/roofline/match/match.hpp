@@ -1,0 +1,97 @@
+// The match stage: where a measured op meets its prediction. A trace's op
+// events are joined with the roofline of every op in them, in steps that
+// each have their own header:
+//
+//   1. identify  (match/identify.hpp)    the devices to report on and their one chip;
+//   2. group     (match/group.hpp)       op events into ops;
+//   3. find      (find_cost_source)      each op's cost source (match/cost_source.hpp):
+//                                        its HLO instruction, PyTorch Input Dims, NCCL
+//                                        args or XLA's recorded figures, as an OpModel;
+//   4. attribute (match/attribute.hpp)   async transfers to their -done, loop caveats;
+//   5. cost      (predict(OpModel, Chip), match/op_model.hpp) on the chip and the
+//                                        what-if chip;
+//   6. aggregate (aggregate)             per op, per module, per step and the whole run,
+//                                        into the Report that report/render.hpp renders.
+//
+//   auto trace = roofline::read_trace("profile/");
+//   roofline::ReportOptions o;                        // chip detected from the trace
+//   absl::StatusOr<roofline::Report> r = roofline::make_report(*trace, o);
+//   std::cout << roofline::render_text(*r);
+//
+// docs/report.md says which source each op gets and what every figure means.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "roofline/chip.hpp"
+#include "roofline/hlo/module.hpp"
+#include "roofline/match/cost_source.hpp"
+#include "roofline/match/group.hpp"
+#include "roofline/match/hlo_index.hpp"
+#include "roofline/match/identify.hpp"
+#include "roofline/predict.hpp"
+#include "roofline/report/report.hpp"
+#include "roofline/trace/trace.hpp"
+
+namespace roofline {
+
+struct ReportOptions {
+  // The chip to predict on; nullptr: the chip the devices report.
+  const Chip* chip = nullptr;
+  // What-if: the same ops predicted on another chip.
+  const Chip* target_chip = nullptr;
+  // Only devices with this id; all devices with op events otherwise.
+  std::optional<int> device_id;
+  // Extra HLO modules, matched by module name, or by instruction name when
+  // the trace does not name modules. Must outlive the Match.
+  const std::vector<HloModule>* hlo_modules = nullptr;
+};
+
+// Step 3: the cost source of one op, the first that applies of its HLO
+// instruction, its launching op's Input Dims or its collective args, and
+// XLA's recorded figures.
+CostSource find_cost_source(const Trace& trace, const OpGroup& group, HloModuleIndex& modules);
+
+// One op of the trace met with its prediction.
+struct MatchedOp {
+  OpGroup group = {};    // what was measured
+  CostSource cost = {};  // how it is costed, or why it is not
+  // One occurrence on the chip and on the what-if chip; empty without a
+  // model (or without a what-if chip).
+  std::optional<Prediction> prediction = {};
+  std::optional<Prediction> target_prediction = {};
+};
+
+// Steps 1 to 5 on one trace. Holds pointers into the trace, the chips and
+// the HLO modules of the options: they must outlive it.
+struct Match {
+  const Trace* trace = nullptr;
+  ChipChoice chip;
+  const Chip* target_chip = nullptr;
+  std::optional<int> device_id;      // ReportOptions::device_id
+  std::vector<std::size_t> devices;  // indices into Trace::devices
+  std::vector<MatchedOp> ops;        // in order of first occurrence
+  // event_op[device][event]: index into `ops`, -1 for events of no op.
+  std::vector<std::vector<std::int32_t>> event_op;
+  HloModuleIndex modules;  // owns the embedded HLO the ops' models point into
+  std::vector<std::string> notes;
+
+  Match(const Trace& t, const std::vector<HloModule>* extra) : trace(&t), modules(t, extra) {}
+};
+
+// Fails when the device asked for has no op events, when no device has
+// any, or when no chip is given and the devices do not report one (the
+// message then ends in kSetChipAdvice).
+absl::StatusOr<Match> match(const Trace& trace, const ReportOptions& options);
+
+// Step 6: totals per op, module, step and run, with the notes a reader needs.
+Report aggregate(const Match& match);
+
+// aggregate(match(trace, options)).
+absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& options);
+
+}  // namespace roofline

@@ -1,0 +1,159 @@
+// What a measured op is, as far as its roofline cares: the cost source the
+// match stage found for it (docs/report.md, "How each op gets a
+// prediction"), as one typed value, and predict(model, chip), the one call
+// that turns it into the roofline of one occurrence on any chip: the
+// report's chip, or the what-if chip of ReportOptions::target_chip.
+//
+//   roofline::OpModel m = roofline::MatmulModel{.matmul = {.m = 64, .k = 128, .n = 256}};
+//   roofline::Prediction p = roofline::predict(m, roofline::chip("h100-sxm"));
+//   // memory-bound: (64*128 + 128*256 + 64*256) * 2 bytes / 3.35e12 B/s
+//
+// The models hold counts, not measurements; none owns anything except
+// HloModel, which points into an HloModule that must outlive it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <variant>
+
+#include "roofline/chip.hpp"
+#include "roofline/collectives/collective.hpp"
+#include "roofline/hlo/module.hpp"
+#include "roofline/hlo/predict.hpp"
+#include "roofline/ops/generic.hpp"
+#include "roofline/ops/matmul.hpp"
+#include "roofline/predict.hpp"
+
+namespace roofline {
+
+// An HLO instruction, costed by our HLO cost model (docs/hlo_cost.md). For
+// the -done of an async pair it is the -start whose transfer the -done
+// waits for (see cost_from_hlo, roofline/match/cost_source.hpp).
+struct HloModel {
+  const HloInstruction* instruction = nullptr;  // not owned; non-null
+};
+
+// The -start of an async pair whose -done is in the same computation: a
+// quick launch that costs nothing here, its transfer being charged to the
+// -done, where a profiler shows the wait.
+struct AsyncStartModel {};
+
+// Which peak times a matmul's arithmetic.
+enum class MatmulPeak : unsigned char {
+  kComputeDtype,  // the peak of Matmul::compute()
+  // An fp32 GEMM that ran on TF32 tensor cores, as the cuBLAS / CUTLASS
+  // kernel name says (A100/H100 "*tf32*", "*s1688*", "*s16816*"): the
+  // chip's TF32 peak where it has one, the fp32 peak otherwise.
+  kTf32TensorCores,
+};
+
+// A PyTorch matmul (mm, addmm, bmm, baddbmm, matmul, linear, _scaled_mm)
+// from its Input Dims.
+struct MatmulModel {
+  Matmul matmul = {};
+  MatmulPeak peak = MatmulPeak::kComputeDtype;
+};
+
+enum class AttentionPass : unsigned char { kForward, kBackward };
+
+// A PyTorch attention kernel (flash / efficient / cuDNN / SDPA) from the
+// shapes of Q and K. FLOPs are those of QK^T and PV over the full T x S
+// score matrix, 4*B*H*T*S*D forward, twice that backward (the scaling
+// book's convention; a causal kernel does about half, FlashAttention's
+// recompute adds a matmul we do not count). Bytes: Q, K, V read and O
+// written once forward; backward also reads dO and writes dQ, dK, dV.
+struct AttentionModel {
+  std::int64_t batch = 0, heads = 0, q_len = 0, kv_len = 0, head_dim = 0;
+  std::int64_t q_elements = 0;   // elements of Q (and of O)
+  std::int64_t kv_elements = 0;  // elements of K (and of V)
+  AttentionPass pass = AttentionPass::kForward;
+  DType dtype = DType::kBF16;
+
+  double flops() const {
+    const double forward = 4.0 * batch * heads * q_len * kv_len * head_dim;
+    return pass == AttentionPass::kBackward ? 2 * forward : forward;
+  }
+  double hbm_bytes() const {
+    const double qkv = static_cast<double>(q_elements + 2 * kv_elements) * bytes_per_element(dtype);
+    const double o = static_cast<double>(q_elements) * bytes_per_element(dtype);
+    return pass == AttentionPass::kBackward ? 2 * (qkv + o) : qkv + o;
+  }
+};
+
+// An element-wise, normalisation, reduction, copy or other memory-bound
+// PyTorch op: the tensors it reads and the result it writes, one FLOP per
+// element for arithmetic (none for moves and norms, memory-bound by far).
+struct ElementwiseModel {
+  double flops = 0;
+  double read_bytes = 0;
+  double written_bytes = 0;
+  DType dtype = DType::kF32;
+};
+
+// One collective over one group of devices, taken as one ring (or switch
+// domain) of the chip's interconnect: which mesh axes a group spans is not
+// in a trace.
+struct GroupCollective {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  double array_bytes = 0;  // V: the whole array (an all-gather's result, the others' operand)
+  int group_size = 1;
+};
+
+// An NCCL / RCCL kernel from its args (message size, group size, dtype).
+struct CollectiveModel {
+  GroupCollective collective = {};
+};
+
+// What XLA recorded for one occurrence (flops, bytes_accessed) when no HLO
+// instruction was found; for a collective, the group size from the
+// replica_groups in the op's HLO text.
+struct XlaStatsModel {
+  double flops = 0;
+  double hbm_bytes = 0;
+  DType dtype = DType::kF32;
+  std::optional<GroupCollective> collective = {};
+};
+
+using OpModel = std::variant<HloModel, AsyncStartModel, MatmulModel, AttentionModel, ElementwiseModel,
+                             CollectiveModel, XlaStatsModel>;
+
+// The roofline of one occurrence of each model on `chip`.
+inline Prediction predict(const HloModel& m, const Chip& chip) { return predict(*m.instruction, chip); }
+
+inline Prediction predict(const AsyncStartModel&, const Chip& chip) { return predict(CostedOp{}, chip); }
+
+// Defined in src/match/op_model.cc: the TF32 re-timing picks a peak.
+Prediction predict(const MatmulModel& m, const Chip& chip);
+
+inline Prediction predict(const AttentionModel& m, const Chip& chip) {
+  return predict(CostedOp{.flops = m.flops(), .hbm_bytes = m.hbm_bytes(), .dtype = m.dtype}, chip);
+}
+
+inline Prediction predict(const ElementwiseModel& m, const Chip& chip) {
+  return predict(CostedOp{.flops = m.flops, .hbm_bytes = m.read_bytes + m.written_bytes, .dtype = m.dtype},
+                 chip);
+}
+
+inline Prediction predict(const CollectiveModel& m, const Chip& chip) {
+  const GroupCollective& c = m.collective;
+  const CollectiveTime t = collective_time_on_group(c.kind, c.array_bytes, c.group_size, chip);
+  return predict(CostedOp{.ici_bytes = t.bytes_per_link, .t_ici_s = t.t_ici_s}, chip);
+}
+
+inline Prediction predict(const XlaStatsModel& m, const Chip& chip) {
+  CostedOp op{.flops = m.flops, .hbm_bytes = m.hbm_bytes, .dtype = m.dtype};
+  if (const std::optional<GroupCollective>& c = m.collective) {
+    const CollectiveTime t = collective_time_on_group(c->kind, c->array_bytes, c->group_size, chip);
+    op.ici_bytes = t.bytes_per_link;
+    op.t_ici_s = t.t_ici_s;
+  }
+  return predict(op, chip);
+}
+
+// The roofline of one occurrence of `model` on `chip`. Pure and cheap: call
+// it again with another chip for a what-if.
+inline Prediction predict(const OpModel& model, const Chip& chip) {
+  return std::visit([&chip](const auto& m) { return predict(m, chip); }, model);
+}
+
+}  // namespace roofline

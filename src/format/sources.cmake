@@ -1,0 +1,3 @@
+# Formatting shared by the library and the CLI.
+list(APPEND ROOFLINE_SOURCES
+  src/format/text_table.cc)

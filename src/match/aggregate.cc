@@ -1,0 +1,188 @@
+// Step 6 of the match: from matched ops to the Report, totalled per op, per
+// module, per step and over the run (docs/report.md says what each figure
+// means). Sums run over ops in order of first occurrence, so totals do not
+// depend on how the report is sorted.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include "roofline/detail/cat.hpp"
+#include "roofline/format/units.hpp"
+#include "roofline/trace/op_stats.hpp"
+#include "src/match/aggregate.hpp"
+#include "src/match/peaks.hpp"
+
+namespace roofline {
+namespace {
+
+using detail::cat;
+
+// Two jit functions of one name are two programs: name them as XLA's "XLA
+// Modules" line does, "name(program id)", but only where it matters.
+void name_programs(const Match& m, std::vector<OpReport>& ops) {
+  const Trace& trace = *m.trace;
+  std::map<std::string, std::set<std::uint64_t>> programs;
+  for (const MatchedOp& op : m.ops) {
+    const OpInfo& info = trace.ops[op.group.op];
+    if (op.group.xla && info.program_id) programs[info.module].insert(*info.program_id);
+  }
+  for (std::size_t i = 0; i < m.ops.size(); ++i) {
+    const OpInfo& info = trace.ops[m.ops[i].group.op];
+    if (m.ops[i].group.xla && info.program_id && programs[info.module].size() > 1)
+      ops[i].module += cat("(", *info.program_id, ")");
+  }
+}
+
+// Busy, idle and wall time of the selected devices, from the trace's op
+// statistics.
+void add_devices(const Match& m, Report& r) {
+  ReportSummary& s = r.summary;
+  const TraceStats stats = compute_op_stats(*m.trace, OpStatsOptions{.device_id = m.device_id});
+  for (const DeviceStats& d : stats.devices) {
+    if (std::find(m.devices.begin(), m.devices.end(), d.device) == m.devices.end()) continue;
+    const Chip* chip = reported_chip(m.trace->devices[d.device]);
+    r.devices.push_back({.id = d.id, .name = d.name + (d.host.empty() ? "" : " @ " + d.host),
+                         .chip = chip ? chip->name : "", .busy_s = d.busy_s, .idle_s = d.idle_s,
+                         .duty_cycle = d.duty_cycle});
+    s.measured_s += d.busy_s;
+    s.idle_s += d.idle_s;
+    s.wall_s += d.window_s;
+  }
+  s.duty_cycle = s.wall_s > 0 ? s.measured_s / s.wall_s : 0;
+}
+
+// Predicted, matched, unmatched and async totals, FLOPs, and time per category.
+void add_totals(const Match& m, const std::vector<OpReport>& ops, ReportSummary& s) {
+  std::map<std::string, CategoryTime> cats;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const OpReport& o = ops[i];
+    CategoryTime& c = cats[o.category];
+    c.category = o.category;
+    c.measured_s += o.measured_s;
+    if (!o.async) c.predicted_s += o.predicted_s;
+    c.ops += 1;
+    if (o.async) {
+      s.async_measured_s += o.measured_s;
+      s.async_predicted_s += o.predicted_s;
+    } else if (o.predicted) {
+      s.predicted_s += o.predicted_s;
+      s.matched_measured_s += o.measured_s;
+      s.hardware_flops += o.flops;
+      if (!m.ops[i].cost.rematerialised) s.model_flops += o.flops;
+    } else {
+      s.unmatched_s += o.measured_s;
+    }
+  }
+  for (auto& [name, c] : cats) s.by_category.push_back(c);
+  std::sort(s.by_category.begin(), s.by_category.end(),
+            [](const CategoryTime& a, const CategoryTime& b) { return a.measured_s > b.measured_s; });
+  s.by_category.push_back({.category = "idle", .measured_s = s.idle_s});
+}
+
+// MFU and HFU against the dense peak of the dtype that carries most FLOPs.
+void add_mfu(const Match& m, const std::vector<OpReport>& ops, Report& r) {
+  const Chip& chip = *m.chip.chip;
+  std::map<DType, double> flops_by_dtype;
+  for (const OpReport& o : ops)
+    if (o.predicted) flops_by_dtype[o.dtype] += o.flops;
+  DType dominant = detail::default_mfu_dtype(chip);
+  double most = -1;
+  for (const auto& [t, f] : flops_by_dtype)
+    if (f > most) most = f, dominant = t;
+  r.dominant_dtype = std::string(peak_class_name(peak_class(dominant)));
+  r.peak_flops_per_s = detail::peak_flops_per_s(chip, dominant);
+  ReportSummary& s = r.summary;
+  const double denom = s.wall_s * r.peak_flops_per_s;
+  s.mfu = denom > 0 ? s.model_flops / denom : 0;
+  s.hfu = denom > 0 ? s.hardware_flops / denom : 0;
+  s.mfu_convention = cat("model FLOPs from our cost model (rematerialised ops excluded; HFU includes them) "
+                         "over wall span x ", m.devices.size(), " device(s) x dense ", r.dominant_dtype,
+                         " peak ", format_si(r.peak_flops_per_s, "FLOP/s"), " of ", chip.name);
+}
+
+// One step: the op events that start inside it.
+StepSummary step_summary(const Match& m, std::size_t device, const Step& st, double peak_flops_per_s) {
+  const Device& d = m.trace->devices[device];
+  StepSummary out{.name = st.name, .device = d.id, .measured_s = st.duration_ps * 1e-12};
+  for (std::size_t ei = 0; ei < d.events.size(); ++ei) {
+    const std::int32_t g = m.event_op[device][ei];
+    const Event& e = d.events[ei];
+    if (g < 0 || e.start_ps < st.start_ps || e.start_ps >= st.start_ps + st.duration_ps) continue;
+    const MatchedOp& op = m.ops[static_cast<std::size_t>(g)];
+    out.busy_s += e.self_ps * 1e-12;
+    if (!op.prediction) continue;
+    out.predicted_s += op.prediction->t_lower_s;
+    if (!op.cost.rematerialised) out.model_flops += op.prediction->flops;
+  }
+  const double denom = out.measured_s * peak_flops_per_s;
+  out.mfu = denom > 0 ? out.model_flops / denom : 0;
+  return out;
+}
+
+// Steps: the device's own step markers, else the host's ProfilerStep ranges
+// (once, not per device); at most 500.
+void add_steps(const Match& m, Report& r) {
+  const Trace& trace = *m.trace;
+  std::vector<StepSummary>& steps = r.summary.steps;
+  for (std::size_t di : m.devices) {
+    const Device& d = trace.devices[di];
+    const std::vector<Step>& marked = d.steps.empty() ? trace.host_steps : d.steps;
+    if (d.steps.empty() && !trace.host_steps.empty() && steps.empty())
+      r.notes.push_back("steps are the host's ProfilerStep ranges; device work may lag them");
+    for (const Step& st : marked) {
+      if (steps.size() >= 500) break;
+      steps.push_back(step_summary(m, di, st, r.peak_flops_per_s));
+    }
+    if (marked.data() == trace.host_steps.data()) break;
+  }
+}
+
+// Per HLO module (or launching framework op), largest measured time first.
+void add_modules(const std::vector<OpReport>& ops, ReportSummary& s) {
+  std::map<std::string, ModuleSummary> mods;
+  for (const OpReport& o : ops) {
+    ModuleSummary& mod = mods[o.module];
+    mod.name = o.module.empty() ? "(no module)" : o.module;
+    mod.ops += 1;
+    mod.measured_s += o.measured_s;
+    if (o.predicted) {
+      mod.predicted_s += o.predicted_s;
+      mod.matched_measured_s += o.measured_s;
+      mod.model_flops += o.flops;
+    }
+  }
+  for (auto& [k, mod] : mods) s.modules.push_back(mod);
+  std::sort(s.modules.begin(), s.modules.end(),
+            [](const ModuleSummary& a, const ModuleSummary& b) { return a.measured_s > b.measured_s; });
+}
+
+}  // namespace
+
+Report aggregate(const Match& m) {
+  const Chip& chip = *m.chip.chip;
+  Report r;
+  r.trace_path = m.trace->source;
+  r.chip = chip.name;
+  r.chip_source = m.chip.source;
+  r.hbm_bytes_per_s = chip.hbm_bytes_per_s;
+  if (m.target_chip) r.target_chip = m.target_chip->name;
+  r.notes = m.notes;
+  for (const MatchedOp& op : m.ops) r.ops.push_back(detail::op_report(*m.trace, op, chip));
+  name_programs(m, r.ops);
+  add_devices(m, r);
+  add_totals(m, r.ops, r.summary);
+  add_mfu(m, r.ops, r);
+  add_steps(m, r);
+  add_modules(r.ops, r.summary);
+  std::stable_sort(r.ops.begin(), r.ops.end(),
+                   [](const OpReport& a, const OpReport& b) { return a.measured_s > b.measured_s; });
+  if (m.devices.size() > 1)
+    r.notes.push_back(cat("times are summed over ", m.devices.size(), " devices (device-seconds); ",
+                          kOneDeviceAdvice));
+  for (const std::string& w : m.trace->warnings)
+    if (r.notes.size() < 20) r.notes.push_back("trace: " + w);
+  return r;
+}
+
+}  // namespace roofline

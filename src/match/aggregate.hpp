@@ -1,0 +1,11 @@
+// Step 6 of the match, split by what is totalled (src/match/aggregate*.cc).
+#pragma once
+
+#include "roofline/match/match.hpp"
+
+namespace roofline::detail {
+
+// One op: measured figures, its roofline over all occurrences, utilisations.
+OpReport op_report(const Trace& trace, const MatchedOp& op, const Chip& chip);
+
+}  // namespace roofline::detail

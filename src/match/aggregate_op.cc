@@ -1,0 +1,85 @@
+// Step 6, per op: an op's measured figures, its roofline totalled over its
+// occurrences, and what one compares to the other.
+#include <algorithm>
+#include <string>
+
+#include "roofline/detail/cat.hpp"
+#include "src/match/aggregate.hpp"
+#include "src/match/peaks.hpp"
+
+namespace roofline::detail {
+namespace {
+
+// What the trace measured, and what it says about the op.
+OpReport measured_figures(const Trace& trace, const OpGroup& g) {
+  const OpInfo& op = trace.ops[g.op];
+  OpReport o;
+  o.name = op.name;
+  o.module = g.xla ? op.module : eager_module(trace, g);
+  if (g.call != kNoCall) o.shapes = trace.calls[g.call].input_dims;
+  o.category = std::string(op_class_name(op.op_class));
+  std::replace(o.category.begin(), o.category.end(), '_', ' ');
+  o.hlo_category = op.category;
+  o.count = g.count();
+  o.measured_s = static_cast<double>(g.self_ps) * 1e-12;
+  o.median_s = g.median_s();
+  if (op.flops) o.xla_flops = static_cast<double>(*op.flops);
+  if (op.bytes_accessed) o.xla_bytes = static_cast<double>(*op.bytes_accessed);
+  if (g.per_kernel.size() > 1) o.reason = cat(g.per_kernel.size(), " kernels; ");
+  return o;
+}
+
+// The roofline of `p`, one occurrence, times the op's count, and the
+// utilisations its measured time implies.
+void predicted_figures(OpReport& o, const Prediction& p, const CostSource& cost, const Chip& chip) {
+  const double n = static_cast<double>(o.count);
+  o.predicted = true;
+  o.flops = p.flops * n;
+  o.hbm_bytes = p.hbm_bytes * n;
+  o.ici_bytes = p.ici_bytes * n;
+  o.t_math_s = p.t_math_s * n;
+  o.t_hbm_s = p.t_hbm_s * n;
+  o.t_ici_s = p.t_ici_s * n;
+  o.predicted_s = p.t_lower_s * n;
+  o.bound = p.bound;
+  o.dtype = p.dtype;
+  o.ratio = o.predicted_s > 0 ? o.measured_s / o.predicted_s : 0;
+  o.async = cost.async_done;
+  // A hidden transfer loses no time; an exposed one loses what it waited beyond its roofline.
+  o.lost_s = o.async ? std::max(0.0, o.measured_s - o.predicted_s) : o.measured_s - o.predicted_s;
+  if (o.measured_s > 0 && !o.async) {
+    o.achieved_flops_per_s = o.flops / o.measured_s;
+    o.achieved_bytes_per_s = o.hbm_bytes / o.measured_s;
+    const double peak = peak_flops_per_s(chip, p.dtype);
+    o.flop_util = peak > 0 ? o.achieved_flops_per_s / peak : 0;
+    o.bw_util = o.achieved_bytes_per_s / chip.hbm_bytes_per_s;
+  }
+  if (o.predicted_s == 0 && o.reason.empty()) o.reason = "no work by the cost model (control or layout op)";
+  // A chip without a unit for the op's type (bf16 on a V100) cannot bound
+  // its arithmetic: say so rather than call the op memory-bound.
+  if (p.flops > 0 && !has_peak(chip, p.dtype))
+    o.reason += cat(o.reason.empty() ? "" : "; ", chip.name, " has no ", peak_class_name(peak_class(p.dtype)),
+                    " peak: T_math not predicted");
+}
+
+}  // namespace
+
+OpReport op_report(const Trace& trace, const MatchedOp& m, const Chip& chip) {
+  OpReport o = measured_figures(trace, m.group);
+  o.match = m.cost.source;
+  o.reason += m.cost.note;
+  if (!m.cost.hlo_category.empty()) o.hlo_category = m.cost.hlo_category;
+  if (!m.cost.shape.empty()) o.shapes = m.cost.shape;
+  if (!m.prediction) {
+    if (o.reason.empty()) o.reason = "no cost found";
+    return o;
+  }
+  predicted_figures(o, *m.prediction, m.cost, chip);
+  if (m.target_prediction) {
+    o.target_predicted_s = m.target_prediction->t_lower_s * static_cast<double>(o.count);
+    o.target_bound = m.target_prediction->bound;
+  }
+  return o;
+}
+
+}  // namespace roofline::detail

@@ -1,0 +1,74 @@
+// Op events grouped into ops (roofline/match/group.hpp).
+#include "roofline/match/group.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "roofline/detail/cat.hpp"
+
+namespace roofline {
+namespace {
+
+using detail::cat;
+
+std::string group_key(const Trace& t, const Event& e) {
+  const OpInfo& op = t.ops[e.op];
+  if (is_xla_op(op)) return cat("x|", op.module, "|", op.program_id.value_or(0), "|", op.name);
+  return cat("e|", e.op, "|", e.call);
+}
+
+}  // namespace
+
+bool is_xla_op(const OpInfo& op) { return !op.module.empty() || op.program_id.has_value(); }
+
+std::int64_t OpGroup::count() const {
+  std::int64_t n = 0;
+  for (const auto& [kernel, occurrences] : per_kernel) n = std::max(n, occurrences);
+  return n;
+}
+
+double OpGroup::median_s() const {
+  if (samples_ps.empty()) return 0;
+  if (per_kernel.size() > 1) return static_cast<double>(self_ps) / static_cast<double>(count()) * 1e-12;
+  std::vector<std::int64_t> v = samples_ps;
+  auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  double median = static_cast<double>(*mid);
+  if (v.size() % 2 == 0) median = (median + static_cast<double>(*std::max_element(v.begin(), mid))) / 2;
+  return median * 1e-12;
+}
+
+OpGroups group_ops(const Trace& trace, std::span<const std::size_t> devices) {
+  OpGroups out;
+  std::unordered_map<std::string, std::size_t> by_key;
+  out.event_group.resize(trace.devices.size());
+  for (std::size_t di : devices) {
+    const Device& d = trace.devices[di];
+    out.event_group[di].assign(d.events.size(), -1);
+    for (std::size_t ei = 0; ei < d.events.size(); ++ei) {
+      const Event& e = d.events[ei];
+      if (d.lines[e.line].role != LineRole::kOps) continue;
+      auto [it, fresh] = by_key.try_emplace(group_key(trace, e), out.groups.size());
+      if (fresh) {
+        OpGroup g{.op = e.op, .xla = is_xla_op(trace.ops[e.op])};
+        g.call = g.xla ? kNoCall : e.call;
+        out.groups.push_back(std::move(g));
+      }
+      OpGroup& g = out.groups[it->second];
+      g.per_kernel[e.op] += 1;
+      g.self_ps += e.self_ps;
+      g.samples_ps.push_back(e.self_ps);
+      out.event_group[di][ei] = static_cast<std::int32_t>(it->second);
+    }
+  }
+  return out;
+}
+
+std::string eager_module(const Trace& trace, const OpGroup& group) {
+  if (group.call == kNoCall) return "";
+  const CallInfo& c = trace.calls[group.call];
+  if (!c.collective.empty()) return cat("nccl:", c.collective);
+  return c.launcher;
+}
+
+}  // namespace roofline

@@ -1,0 +1,62 @@
+// Devices and the chip (roofline/match/identify.hpp).
+#include "roofline/match/identify.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/status/status.h"
+#include "roofline/detail/cat.hpp"
+
+namespace roofline {
+
+using detail::cat;
+
+const Chip* reported_chip(const Device& device) { return device.chip; }
+
+absl::StatusOr<std::vector<std::size_t>> select_devices(const Trace& trace, std::optional<int> device_id) {
+  std::vector<std::size_t> selected;
+  std::set<int> ids;
+  for (std::size_t i = 0; i < trace.devices.size(); ++i) {
+    const Device& d = trace.devices[i];
+    ids.insert(d.id);
+    if (device_id && d.id != *device_id) continue;
+    const bool has_ops = std::any_of(d.events.begin(), d.events.end(),
+                                     [&](const Event& e) { return d.lines[e.line].role == LineRole::kOps; });
+    if (has_ops) selected.push_back(i);
+  }
+  if (!selected.empty()) return selected;
+  if (device_id) {
+    std::string known;
+    for (int id : ids) known += cat(known.empty() ? "" : ", ", id);
+    return absl::NotFoundError(cat(trace.source, ": no device ", *device_id, " with op events (devices: ",
+                                   known.empty() ? "none" : known, ")"));
+  }
+  return absl::InvalidArgumentError(cat(trace.source, ": the trace has no device op events to report on"));
+}
+
+absl::StatusOr<ChipChoice> decide_chip(const Trace& trace, std::span<const std::size_t> devices,
+                                       const Chip* given) {
+  if (given) {
+    ChipChoice c{.chip = given, .source = std::string(kGivenChipSource)};
+    for (std::size_t i : devices) {
+      const Device& d = trace.devices[i];
+      const Chip* reported = reported_chip(d);
+      if (reported && reported->name != given->name) {
+        c.note = cat("the trace says the devices are ", d.model, " (", reported->name, "); predicting on ",
+                     given->name, " as asked");
+        break;
+      }
+    }
+    return c;
+  }
+  for (std::size_t i : devices)
+    if (const Chip* reported = reported_chip(trace.devices[i]))
+      return ChipChoice{.chip = reported, .source = cat("detected from device '", trace.devices[i].model, "'")};
+  if (devices.empty()) return absl::InvalidArgumentError(cat(trace.source, ": no devices to tell the chip of"));
+  const Device& d = trace.devices[devices.front()];
+  return absl::InvalidArgumentError(cat(trace.source, ": cannot tell which chip device '", d.name, "' (",
+                                        d.model.empty() ? "no model name" : d.model, ") is; ",
+                                        kSetChipAdvice));
+}
+
+}  // namespace roofline
