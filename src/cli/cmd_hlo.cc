@@ -107,7 +107,7 @@ int run(const Args& args) {
   if (!chip_name.ok()) return fail(chip_name.status());
   auto chip = resolve_chip(*chip_name);
   if (!chip.ok()) return fail(chip.status());
-  auto top = args.get_int("top", 0);
+  auto top = args.get_int("top", 0, kIntRange);
   if (!top.ok()) return fail(top.status());
   if (*top < 0) return fail_usage("--top must be a non-negative number of rows (0: all)");
   auto module = read_hlo_file(args.positional()[0]);

@@ -77,7 +77,7 @@ int run(const Args& args) {
   if (!chip_name.ok()) return fail(chip_name.status());
   auto chip = resolve_chip(*chip_name);
   if (!chip.ok()) return fail(chip.status());
-  auto chips = args.get_int("chips", std::nullopt);
+  auto chips = args.get_int("chips", std::nullopt, kIntRange);
   if (!chips.ok()) return fail(chips.status());
   if (*chips < 1 || *chips > (1 << 24)) return fail_usage(detail::cat("--chips: expected 1 to 16777216, got ", *chips));
   auto batch = args.get_int("batch-tokens", std::nullopt);
@@ -85,7 +85,7 @@ int run(const Args& args) {
   auto seq = args.get_int("seq", 0);
   if (!seq.ok()) return fail(seq.status());
   if (*seq < 0) return fail_usage("--seq: expected a positive length");
-  auto top = args.get_int("top", 20);
+  auto top = args.get_int("top", 20, kIntRange);
   if (!top.ok()) return fail(top.status());
   const std::string dtype_text = args.get_or("dtype", "bf16");
   const std::optional<DType> dtype = parse_dtype(dtype_text);
