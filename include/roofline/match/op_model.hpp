@@ -42,8 +42,9 @@ struct AsyncStartModel {};
 enum class MatmulPeak : unsigned char {
   kComputeDtype,  // the peak of Matmul::compute()
   // An fp32 GEMM that ran on TF32 tensor cores, as the cuBLAS / CUTLASS
-  // kernel name says (A100/H100 "*tf32*", "*s1688*", "*s16816*"): the
-  // chip's TF32 peak where it has one, the fp32 peak otherwise.
+  // kernel name says (A100/H100 "*tf32*", "*s1688*", "*s16816*"): timed at
+  // select_peak(chip, PeakClass::kTf32), the chip's TF32 unit where it has
+  // one (its fallbacks otherwise: fp32 on a GPU, the bf16 MXU on a TPU).
   kTf32TensorCores,
 };
 
@@ -122,7 +123,7 @@ inline Prediction predict(const HloModel& m, const Chip& chip) { return predict(
 
 inline Prediction predict(const AsyncStartModel&, const Chip& chip) { return predict(CostedOp{}, chip); }
 
-// Defined in src/match/op_model.cc: the TF32 re-timing picks a peak.
+// Defined in src/match/op_model.cc: a TF32 GEMM picks its own peak.
 Prediction predict(const MatmulModel& m, const Chip& chip);
 
 inline Prediction predict(const AttentionModel& m, const Chip& chip) {
