@@ -2,12 +2,12 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "roofline/detail/cat.hpp"
 #include "absl/strings/str_join.h"
 #include "roofline/chip.hpp"
+#include "roofline/detail/cat.hpp"
+#include "roofline/format/text_table.hpp"
 #include "roofline/format/units.hpp"
 #include "src/cli/command.hpp"
-#include "roofline/format/text_table.hpp"
 
 namespace roofline::cli {
 namespace {

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "roofline/roofline.hpp"
-#include "roofline/format/units.hpp"
-#include "src/cli/command.hpp"
 #include "roofline/format/text_table.hpp"
+#include "roofline/format/units.hpp"
+#include "roofline/roofline.hpp"
+#include "src/cli/command.hpp"
 
 namespace roofline::cli {
 namespace {

@@ -2,44 +2,21 @@
 // module (HLO text or HloProto), sorted by predicted time, with the module total.
 #include <algorithm>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "roofline/detail/cat.hpp"
+#include "roofline/format/text_table.hpp"
+#include "roofline/format/units.hpp"
 #include "roofline/hlo/predict.hpp"
 #include "roofline/hlo/reader.hpp"
-#include "roofline/format/units.hpp"
+#include "roofline/report/csv.hpp"
+#include "roofline/report/hlo_rows.hpp"
+#include "roofline/report/json.hpp"
 #include "src/cli/command.hpp"
-#include "roofline/format/text_table.hpp"
 
 namespace roofline::cli {
 namespace {
-
-// Short words for what a row's numbers leave out or add up.
-std::vector<std::string> notes(const HloPredictionRow& r, const Chip& chip) {
-  std::vector<std::string> n;
-  const HloCostFlags& f = r.cost.flags;
-  if (r.aggregate) {
-    if (r.instruction->opcode == HloOpcode::kWhile)
-      n.push_back(f.trip_count_unknown ? "loop total, trip count unknown (counted once)"
-                                       : detail::cat("loop total, ", r.cost.trip_count, " trips"));
-    else
-      n.push_back("total of the called computation");
-  } else {
-    if (f.unknown_custom_call) n.push_back("unknown custom call: FLOPs unknown, bytes = operands + results");
-    if (f.unknown_opcode) n.push_back("no FLOP model for this op");
-    if (f.trip_count_unknown) n.push_back("inner loop trip count unknown");
-  }
-  if (f.unbounded_dynamic_shape) n.push_back("unbounded dynamic shape counted as 0");
-  if (f.collective_not_timed) n.push_back("collective not timed");
-  if (f.conditional_max) n.push_back("max over branches");
-  if (r.cost.host_bytes > 0) n.push_back("host transfer over PCIe");
-  // The chip has no unit for the type (bf16 on a V100, fp32 on a TPU):
-  // select_peak timed the arithmetic at another peak; say which.
-  if (r.cost.flops > 0 && r.prediction.peak.fallback()) n.push_back("timed at the " + peak_label(r.prediction.peak, chip));
-  return n;
-}
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string s;
@@ -51,53 +28,6 @@ std::string group_text(const HloPredictionRow& r) {
   if (!r.cost.collective) return "";
   return detail::cat(r.cost.collective->group_size);
 }
-
-std::string num(double v) { return detail::cat(v); }
-
-// An instruction that takes no time (parameter, tuple, bitcast) has no bound.
-std::string bound_text(const Prediction& p) { return p.t_upper_s > 0 ? std::string(bound_name(p.bound)) : "none"; }
-
-nlohmann::json row_json(const HloPredictionRow& r, const Chip& chip) {
-  const Prediction& p = r.prediction;
-  nlohmann::json flags = nlohmann::json::array();
-  for (const std::string& s : notes(r, chip)) flags.push_back(s);
-  nlohmann::json j = {{"name", std::string(r.instruction->name)},
-                      {"opcode", std::string(r.instruction->opcode_name)},
-                      {"category", std::string(category_name(r.cost.category))},
-                      {"shape", to_string(r.instruction->shape)},
-                      {"computation", std::string(r.instruction->parent->name)},
-                      {"executions", r.executions},
-                      {"aggregate", r.aggregate},
-                      {"flops", p.flops},
-                      {"transcendentals", p.transcendentals},
-                      {"bytes", p.hbm_bytes},
-                      {"host_bytes", r.cost.host_bytes},
-                      {"ici_bytes", p.ici_bytes},
-                      {"t_math_s", p.t_math_s},
-                      {"t_hbm_s", p.t_hbm_s},
-                      {"t_ici_s", p.t_ici_s},
-                      {"t_lower_s", p.t_lower_s},
-                      {"t_upper_s", p.t_upper_s},
-                      {"bound", bound_text(p)},
-                      {"dtype", std::string(dtype_name(p.dtype))},
-                      {"notes", flags}};
-  if (r.cost.collective) {
-    j["collective"] = {{"kind", std::string(collective_name(r.cost.collective->kind))},
-                       {"array_bytes", r.cost.collective->array_bytes},
-                       {"group_size", r.cost.collective->group_size},
-                       {"num_groups", r.cost.collective->num_groups}};
-  }
-  return j;
-}
-
-std::string csv_field(std::string s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-
 
 int run(const Args& args) {
   auto fmt = args.format({"text", "json", "csv"});
@@ -124,26 +54,14 @@ int run(const Args& args) {
   if (*top > 0 && rows.size() > static_cast<std::size_t>(*top)) rows.resize(static_cast<std::size_t>(*top));
 
   if (*fmt == "json") {
-    nlohmann::json out = nlohmann::json::array();
-    for (const HloPredictionRow* r : rows) out.push_back(row_json(*r, *chip));
-    std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    Json out = Json::array();
+    for (const HloPredictionRow* r : rows) out.push_back(to_json(*r, *chip));
+    std::printf("%s\n", out.dump().c_str());
     return 0;
   }
   if (*fmt == "csv") {
-    std::printf("name,opcode,category,shape,computation,executions,aggregate,flops,transcendentals,bytes,"
-                "host_bytes,t_math_s,t_hbm_s,t_ici_s,t_lower_s,t_upper_s,bound,notes\n");
-    for (const HloPredictionRow* r : rows) {
-      const Prediction& p = r->prediction;
-      std::printf("%s\n",
-                  join({csv_field(std::string(r->instruction->name)), csv_field(std::string(r->instruction->opcode_name)),
-                        csv_field(std::string(category_name(r->cost.category))), csv_field(to_string(r->instruction->shape)),
-                        csv_field(std::string(r->instruction->parent->name)), num(r->executions),
-                        r->aggregate ? "true" : "false", num(p.flops), num(p.transcendentals), num(p.hbm_bytes),
-                        num(r->cost.host_bytes), num(p.t_math_s), num(p.t_hbm_s), num(p.t_ici_s), num(p.t_lower_s),
-                        num(p.t_upper_s), bound_text(p), csv_field(join(notes(*r, *chip), "; "))},
-                       ",")
-                      .c_str());
-    }
+    const std::string csv = to_csv(rows, *chip);
+    std::fwrite(csv.data(), 1, csv.size(), stdout);
     return 0;
   }
 
@@ -161,8 +79,8 @@ int run(const Args& args) {
                std::string(category_name(r->cost.category)), shape,
                r->executions == 1 ? std::string("1") : detail::cat(static_cast<long long>(r->executions)),
                format_si(p.flops, "FLOP"), format_bytes(p.hbm_bytes), format_seconds(p.t_math_s),
-               format_seconds(p.t_hbm_s), format_seconds(p.t_ici_s), bound_text(p),
-               group_text(*r), join(notes(*r, *chip), "; ")});
+               format_seconds(p.t_hbm_s), format_seconds(p.t_ici_s), hlo_row_bound(p),
+               group_text(*r), join(hlo_row_notes(*r, *chip), "; ")});
   }
   std::printf("%s", t.render().c_str());
   std::printf("total (one run; loop rows are not added again): %s, %s HBM",

@@ -1,65 +1,15 @@
 // roofline plan: rank meshes and strategies for training a model.
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 #include "roofline/detail/cat.hpp"
+#include "roofline/format/text_table.hpp"
 #include "roofline/format/units.hpp"
+#include "roofline/report/json.hpp"
 #include "roofline/sharding/planner.hpp"
 #include "src/cli/command.hpp"
-#include "roofline/format/text_table.hpp"
 
 namespace roofline::cli {
 namespace {
-
-nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
-
-nlohmann::json candidate_json(const PlanCandidate& c, int rank) {
-  const TrainingStep& s = c.step;
-  nlohmann::json parts = nlohmann::json::array();
-  for (const StepPart& p : s.parts) {
-    if (p.roofline.flops == 0 && p.roofline.hbm_bytes == 0 && p.roofline.t_ici_s == 0) continue;
-    parts.push_back({{"part", std::string(p.name)},
-                     {"flops", p.roofline.flops},
-                     {"hbm_bytes", p.roofline.hbm_bytes},
-                     {"t_math_s", p.roofline.t_math_s},
-                     {"t_hbm_s", p.roofline.t_hbm_s},
-                     {"t_ici_s", p.roofline.t_ici_s}});
-  }
-  const MemoryPerChip& m = s.memory;
-  return {{"rank", rank},
-          {"mesh", c.mesh},
-          {"layout", c.layout},
-          {"strategy", c.strategy},
-          {"remat", std::string(remat_name(c.remat))},
-          {"microbatches", c.microbatches},
-          {"step_time_s", s.step_time_s},
-          {"t_lower_s", s.roofline.t_lower_s},
-          {"t_upper_s", s.roofline.t_upper_s},
-          {"t_math_s", s.roofline.t_math_s},
-          {"t_hbm_s", s.roofline.t_hbm_s},
-          {"t_ici_s", s.roofline.t_ici_s},
-          {"bubble_factor", s.bubble_factor},
-          {"bound", std::string(bound_name(s.roofline.bound))},
-          {"mfu", s.mfu},
-          {"tokens_per_chip", s.tokens_per_chip},
-          {"memory",
-           {{"params_bytes", m.params_bytes},
-            {"grads_bytes", m.grads_bytes},
-            {"optimizer_bytes", m.optimizer_bytes},
-            {"gathered_weights_bytes", m.gathered_weights_bytes},
-            {"activations_bytes", m.activations_bytes},
-            {"activations_no_remat_bytes", m.activations_no_remat_bytes},
-            {"activations_remat_bytes", m.activations_remat_bytes},
-            {"total_bytes", m.total_bytes},
-            {"hbm_bytes", m.hbm_bytes},
-            {"fits", m.fits}}},
-          {"critical_batch",
-           {{"data_parallel_tokens_per_chip", optional_json(c.critical.data_parallel_tokens_per_chip)},
-            {"tensor_parallel_max_ways", optional_json(c.critical.tensor_parallel_max_ways)},
-            {"fsdp_tp_tokens_per_chip", optional_json(c.critical.fsdp_tp_tokens_per_chip)},
-            {"dcn_tokens_per_slice", optional_json(c.critical.dcn_tokens_per_slice)}}},
-          {"parts", parts}};
-}
 
 std::string memory_text(const MemoryPerChip& m) {
   return detail::cat(format_si(m.total_bytes, "B"), " / ", format_si(m.hbm_bytes, "B"));
@@ -103,26 +53,26 @@ int run(const Args& args) {
   const std::size_t shown = std::min(plan->ranked.size(), static_cast<std::size_t>(std::max<long long>(*top, 0)));
 
   if (*fmt == "json") {
-    nlohmann::json cands = nlohmann::json::array();
-    for (std::size_t i = 0; i < shown; ++i) cands.push_back(candidate_json(plan->ranked[i], static_cast<int>(i + 1)));
-    nlohmann::json j = {{"model", model->name},
-                        {"params", total_params(*model)},
-                        {"chip", chip->name},
-                        {"chips", *chips},
-                        {"batch_tokens", *batch},
-                        {"seq_len", seq_len},
-                        {"dtype", std::string(dtype_name(*dtype))},
-                        {"considered", plan->considered},
-                        {"evaluated", plan->evaluated},
-                        {"dropped_memory", plan->dropped_memory},
-                        {"skipped", plan->skipped},
-                        {"fitting", plan->ranked.size()},
-                        {"search_seconds", plan->search_seconds},
-                        {"mfu_convention", kMfuConvention},
-                        {"candidates", cands}};
+    Json cands = Json::array();
+    for (std::size_t i = 0; i < shown; ++i) cands.push_back(to_json(plan->ranked[i], static_cast<int>(i + 1)));
+    Json j = Json::object({{"model", model->name},
+                           {"params", total_params(*model)},
+                           {"chip", chip->name},
+                           {"chips", *chips},
+                           {"batch_tokens", *batch},
+                           {"seq_len", seq_len},
+                           {"dtype", dtype_name(*dtype)},
+                           {"considered", plan->considered},
+                           {"evaluated", plan->evaluated},
+                           {"dropped_memory", plan->dropped_memory},
+                           {"skipped", plan->skipped},
+                           {"fitting", plan->ranked.size()},
+                           {"search_seconds", plan->search_seconds},
+                           {"mfu_convention", kMfuConvention},
+                           {"candidates", std::move(cands)}});
     if (plan->smallest_that_does_not_fit)
-      j["smallest_that_does_not_fit"] = candidate_json(*plan->smallest_that_does_not_fit, 0);
-    std::printf("%s\n", j.dump(2).c_str());
+      j["smallest_that_does_not_fit"] = to_json(*plan->smallest_that_does_not_fit, 0);
+    std::printf("%s\n", j.dump().c_str());
     return 0;
   }
   std::printf("%s (%s params) on %lld x %s, batch %lld tokens (%lld x %lld), %s\n", model->name.c_str(),

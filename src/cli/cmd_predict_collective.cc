@@ -1,10 +1,10 @@
 // roofline predict collective: T_ici of one collective over named mesh axes.
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 #include "roofline/collectives/collective_kind.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/units.hpp"
+#include "roofline/report/json.hpp"
 #include "roofline/sharding/mesh.hpp"
 #include "roofline/sharding/mesh_collective.hpp"
 #include "src/cli/command.hpp"
@@ -48,21 +48,16 @@ int run(const Args& args) {
   for (int i : *axes) axis_names.push_back(mesh->axes[static_cast<std::size_t>(i)].name);
   const int group = mesh->size(mask_of(*axes));
   if (*fmt == "json") {
-    nlohmann::json j = {{"op", *op_name},
-                        {"chip", chip->name},
-                        {"mesh", *mesh_spec},
-                        {"layout", describe_layout(*mesh)},
-                        {"axes", axis_names},
-                        {"devices", group},
-                        {"array_bytes", *bytes},
-                        {"t_ici_s", t.t_ici_s},
-                        {"t_bandwidth_s", t.t_bandwidth_s},
-                        {"t_latency_s", t.t_latency_s},
-                        {"bytes_per_link", t.bytes_per_link},
-                        {"hops", t.hops},
-                        {"bound", std::string(bound_name(t.bound))}};
+    Json j = to_json(t);
+    j["op"] = *op_name;
+    j["chip"] = chip->name;
+    j["mesh"] = *mesh_spec;
+    j["layout"] = describe_layout(*mesh);
+    j["axes"] = axis_names;
+    j["group_size"] = group;
+    j["array_bytes"] = *bytes;
     if (*kind == CollectiveKind::kPermute) j["shift"] = *hops;
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", j.dump().c_str());
     return 0;
   }
   std::string axes_joined;

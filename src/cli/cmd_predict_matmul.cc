@@ -1,10 +1,9 @@
 // roofline predict matmul: the single-device roofline of one matmul.
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 #include "roofline/detail/cat.hpp"
 #include "roofline/ops/matmul.hpp"
-#include "roofline/format/units.hpp"
+#include "roofline/report/json.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/prediction_output.hpp"
 
@@ -51,7 +50,9 @@ int run(const Args& args) {
   if (absl::Status s = validate(mm, *chip); !s.ok()) return fail(s);
   const Prediction p = predict(mm, *chip);
   if (*fmt == "json") {
-    std::printf("%s\n", prediction_json(p, chip->name).dump(2).c_str());
+    Json j = to_json(p);
+    j["chip"] = chip->name;
+    std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf("matmul [%lld] x [%lld,%lld] @ [%lld,%lld] %s on %s\n",
                 static_cast<long long>(mm.batch), static_cast<long long>(mm.m),

@@ -2,52 +2,16 @@
 // Registered as "predict": "predict matmul" and "predict collective" win by
 // longest match, so this command sees only a positional expression.
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/units.hpp"
+#include "roofline/report/json.hpp"
 #include "roofline/sharding/matmul_expression.hpp"
 #include "roofline/sharding/sharded_matmul.hpp"
 #include "src/cli/command.hpp"
 
 namespace roofline::cli {
 namespace {
-
-nlohmann::json collective_json(const CollectiveStep& c) {
-  return {{"op", std::string(collective_name(c.kind))},
-          {"axes", c.axes},
-          {"what", c.what},
-          {"bytes", c.array_bytes},
-          {"bytes_per_link", c.time.bytes_per_link},
-          {"hops", c.time.hops},
-          {"t_ici_s", c.time.t_ici_s}};
-}
-
-nlohmann::json strategy_json(const ShardedMatmulStrategy& s) {
-  nlohmann::json cols = nlohmann::json::array();
-  for (const CollectiveStep& c : s.collectives) cols.push_back(collective_json(c));
-  const Prediction& l = s.local_prediction;
-  return {{"strategy", s.name},
-          {"local_matmul",
-           {{"text", s.local_text},
-            {"batch", s.local.batch},
-            {"m", s.local.m},
-            {"k", s.local.k},
-            {"n", s.local.n},
-            {"flops", l.flops},
-            {"hbm_bytes", l.hbm_bytes},
-            {"t_math_s", l.t_math_s},
-            {"t_hbm_s", l.t_hbm_s},
-            {"bound", std::string(bound_name(l.bound))}}},
-          {"collectives", cols},
-          {"result", s.result},
-          {"t_math_s", s.whole.t_math_s},
-          {"t_hbm_s", s.whole.t_hbm_s},
-          {"t_ici_s", s.whole.t_ici_s},
-          {"t_lower_s", s.whole.t_lower_s},
-          {"t_upper_s", s.whole.t_upper_s},
-          {"bound", std::string(bound_name(s.whole.bound))}};
-}
 
 int run(const Args& args) {
   auto fmt = args.format({"text", "json"});
@@ -80,19 +44,19 @@ int run(const Args& args) {
   const ShardedMatmulStrategy& best = r->chosen();
 
   if (*fmt == "json") {
-    nlohmann::json j = strategy_json(best);
-    nlohmann::json cases = nlohmann::json::array();
-    for (int c : r->cases) cases.push_back({{"case", c}, {"description", case_description(c)}});
-    nlohmann::json all = nlohmann::json::array();
-    for (const ShardedMatmulStrategy& s : r->strategies) all.push_back(strategy_json(s));
+    Json j = to_json(best);
+    Json cases = Json::array();
+    for (int c : r->cases) cases.push_back(Json::object({{"case", c}, {"description", case_description(c)}}));
+    Json all = Json::array();
+    for (const ShardedMatmulStrategy& s : r->strategies) all.push_back(to_json(s));
     j["expression"] = text;
     j["chip"] = chip->name;
     j["mesh"] = *mesh_spec;
     j["layout"] = describe_layout(*mesh);
-    j["dtype"] = std::string(dtype_name(*dtype));
-    j["cases"] = cases;
-    j["strategies"] = all;
-    std::printf("%s\n", j.dump(2).c_str());
+    j["dtype"] = dtype_name(*dtype);
+    j["cases"] = std::move(cases);
+    j["strategies"] = std::move(all);
+    std::printf("%s\n", j.dump().c_str());
     return 0;
   }
   std::printf("%s on %s, mesh %s, %s\n", text.c_str(), chip->name.c_str(), mesh_spec->c_str(),

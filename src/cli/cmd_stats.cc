@@ -1,95 +1,21 @@
 // roofline stats TRACE: what a measured trace spent its time on, per device
 // and per op, like a profiler's overview and HLO Op Stats pages.
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "roofline/detail/cat.hpp"
+#include "roofline/format/text_table.hpp"
 #include "roofline/format/units.hpp"
+#include "roofline/report/csv.hpp"
+#include "roofline/report/json.hpp"
 #include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
 #include "src/cli/command.hpp"
-#include "roofline/format/text_table.hpp"
 
 namespace roofline::cli {
 namespace {
 
 using detail::cat;
-
-nlohmann::json opt_json(const std::optional<std::int64_t>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-nlohmann::json op_json(const OpStat& o) {
-  return {{"name", o.name},
-          {"module", o.module},
-          {"program_id", o.program_id ? nlohmann::json(*o.program_id) : nlohmann::json(nullptr)},
-          {"kernel", o.kernel},
-          {"category", o.category},
-          {"class", op_class_name(o.op_class)},
-          {"async", o.async},
-          {"count", o.count},
-          {"total_s", o.total_s},
-          {"mean_s", o.mean_s},
-          {"median_s", o.median_s},
-          {"min_s", o.min_s},
-          {"max_s", o.max_s},
-          {"share", o.share},
-          {"flops", opt_json(o.flops)},
-          {"bytes_accessed", opt_json(o.bytes_accessed)}};
-}
-
-nlohmann::json category_json(const CategoryStat& c) {
-  return {{"category", c.category}, {"class", op_class_name(c.op_class)}, {"count", c.count},
-          {"total_s", c.total_s}, {"share", c.share}};
-}
-
-nlohmann::json device_json(const Trace& t, const DeviceStats& d) {
-  const Device& dev = t.devices[d.device];
-  nlohmann::json gaps = nlohmann::json::array();
-  for (const IdleGap& g : d.idle_gaps) {
-    nlohmann::json host = nlohmann::json::array();
-    for (const HostActivity& h : g.host) host.push_back({{"name", h.name}, {"overlap_s", h.overlap_s}});
-    gaps.push_back({{"start_s", g.start_s}, {"duration_s", g.duration_s}, {"host", host}});
-  }
-  nlohmann::json steps = nullptr;
-  if (d.steps)
-    steps = {{"count", d.steps->count}, {"from_host", d.steps->from_host}, {"mean_s", d.steps->mean_s},
-             {"median_s", d.steps->median_s}, {"min_s", d.steps->min_s}, {"max_s", d.steps->max_s}};
-  auto opt_num = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  return {{"id", d.id},
-          {"name", d.name},
-          {"host", d.host},
-          {"kind", device_kind_name(dev.kind)},
-          {"model", d.model},
-          {"model_inferred", dev.model_inferred},
-          {"chip", d.chip ? nlohmann::json(d.chip->name) : nlohmann::json(nullptr)},
-          {"peak_flops_per_s", opt_num(dev.caps.peak_flops_per_s)},
-          {"hbm_bytes_per_s", opt_num(dev.caps.hbm_bytes_per_s)},
-          {"op_events", d.op_events},
-          {"window_s", d.window_s},
-          {"busy_s", d.busy_s},
-          {"idle_s", d.idle_s},
-          {"duty_cycle", d.duty_cycle},
-          {"compute_s", d.compute_s},
-          {"collective_s", d.collective_s},
-          {"data_movement_s", d.data_movement_s},
-          {"exposed_collective_s", d.exposed_collective_s},
-          {"steps", steps},
-          {"idle_gaps", gaps}};
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string num(double v) { return cat(v); }
 
 std::string op_label(const OpStat& o, std::size_t max_len) {
   std::string s = o.name;
@@ -189,37 +115,12 @@ int run_stats(const Args& args) {
   const std::size_t limit = *top < 0 ? s.ops.size() : static_cast<std::size_t>(*top);
 
   if (*fmt == "json") {
-    nlohmann::json out;
-    out["source"] = trace->source;
-    out["files"] = trace->files;
-    nlohmann::json formats = nlohmann::json::array();
-    for (TraceFormat f : trace->formats) formats.push_back(trace_format_name(f));
-    out["formats"] = formats;
-    out["devices"] = nlohmann::json::array();
-    for (const DeviceStats& d : s.devices) out["devices"].push_back(device_json(*trace, d));
-    out["busy_s"] = s.busy_s;
-    out["idle_s"] = s.idle_s;
-    out["duty_cycle"] = s.duty_cycle;
-    out["ops"] = nlohmann::json::array();
-    for (std::size_t i = 0; i < s.ops.size() && i < limit; ++i) out["ops"].push_back(op_json(s.ops[i]));
-    out["categories"] = nlohmann::json::array();
-    for (const CategoryStat& c : s.categories) out["categories"].push_back(category_json(c));
-    out["warnings"] = trace->warnings;
-    std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::printf("%s\n", to_json(*trace, s, limit).dump().c_str());
     return 0;
   }
   if (*fmt == "csv") {
-    std::printf("module,program_id,name,kernel,category,class,async,count,total_s,mean_s,median_s,min_s,max_s,share,flops,bytes_accessed\n");
-    for (std::size_t i = 0; i < s.ops.size() && i < limit; ++i) {
-      const OpStat& o = s.ops[i];
-      std::printf("%s,%s,%s,%s,%s,%s,%s,%lld,%s,%s,%s,%s,%s,%s,%s,%s\n", csv_field(o.module).c_str(),
-                  o.program_id ? cat(*o.program_id).c_str() : "", csv_field(o.name).c_str(),
-                  csv_field(o.kernel).c_str(), csv_field(o.category).c_str(),
-                  std::string(op_class_name(o.op_class)).c_str(), o.async ? "true" : "false",
-                  static_cast<long long>(o.count), num(o.total_s).c_str(), num(o.mean_s).c_str(),
-                  num(o.median_s).c_str(), num(o.min_s).c_str(), num(o.max_s).c_str(), num(o.share).c_str(),
-                  o.flops ? cat(*o.flops).c_str() : "", o.bytes_accessed ? cat(*o.bytes_accessed).c_str() : "");
-    }
+    const std::string csv = to_csv(s, limit);
+    std::fwrite(csv.data(), 1, csv.size(), stdout);
     return 0;
   }
   print_text(*trace, s, limit);

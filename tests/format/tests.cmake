@@ -3,4 +3,5 @@
 roofline_add_test(format_test
   format/units_test.cc
   format/text_table_test.cc
-  LIBS nlohmann_json::nlohmann_json)
+  format/json_test.cc
+  format/csv_test.cc)

@@ -31,7 +31,7 @@ TEST_CASE("cli hlo: JSON is an array of per-instruction objects with the documen
   const nlohmann::json j = nlohmann::json::parse(r.out);
   REQUIRE(j.is_array());
   REQUIRE(!j.empty());
-  for (const char* key : {"name", "opcode", "category", "shape", "flops", "transcendentals", "bytes", "t_math_s",
+  for (const char* key : {"name", "opcode", "category", "shape", "flops", "transcendentals", "hbm_bytes", "t_math_s",
                           "t_hbm_s", "t_ici_s", "bound"})
     for (const auto& row : j) CHECK(row.contains(key));
   // The slowest instruction comes first: the bf16 [256,512] x [512,1024] dot,

@@ -67,3 +67,22 @@ TEST_CASE("cli report: bad input is one clear line") {
   CHECK(dev.exit_code != 0);
   CHECK_THAT(dev.err, Catch::Contains("no device 3"));
 }
+
+TEST_CASE("cli report: the CLI names its flags where the library names its options") {
+  // The library says "set ReportOptions::chip"; the CLI, as it always has, "pass --chip NAME".
+  const std::string tsl = roofline::testing::test_data("trace/tsl_tpu_nested.json").string();
+  auto none = run_cli("report '" + tsl + "'");
+  CHECK(none.exit_code != 0);
+  CHECK_THAT(none.err, Catch::EndsWith("(no model name) is; pass --chip NAME\n"));
+  auto given = run_cli("report '" + tsl + "' --chip tpu-v6e --format json");
+  REQUIRE(given.exit_code == 0);
+  CHECK(nlohmann::json::parse(given.out)["chip_source"] == "--chip");
+  const std::string real = "xprof/tpu_v6e_x4_inference_2.xplane.pb";
+  auto several = run_cli("report '" + roofline::testing::require_real(real).string() + "' --format json");
+  REQUIRE(several.exit_code == 0);
+  const auto j = nlohmann::json::parse(several.out);
+  bool said = false;
+  for (const auto& n : j["notes"])
+    said = said || n.get<std::string>().ends_with("(device-seconds); use --device N for one");
+  CHECK(said);
+}

@@ -9,7 +9,7 @@
 
 using roofline::testing::run_cli;
 
-TEST_CASE("cli: predict collective prints t_ici_s, bytes_per_link, bound and hops") {
+TEST_CASE("cli: predict collective prints t_ici_s, ici_bytes, bound and hops") {
   // v4p 4x4x4, AllGather_XY of 8 MiB: 8388608 / (2 x 9e10) = 46.6 us, 4 hops.
   const auto r = run_cli(
       "predict collective --op all-gather --chip tpu-v4 --mesh X=4,Y=4,Z=4 --axes X,Y --bytes 8388608 --format json");
@@ -17,7 +17,7 @@ TEST_CASE("cli: predict collective prints t_ici_s, bytes_per_link, bound and hop
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j.at("t_ici_s").get<double>() == Approx(8388608.0 / 1.8e11));
-  CHECK(j.at("bytes_per_link").get<double>() == Approx(8388608.0 / 1.8e11 * 4.5e10));
+  CHECK(j.at("ici_bytes").get<double>() == Approx(8388608.0 / 1.8e11 * 4.5e10));
   CHECK(j.at("bound") == "communication");
   CHECK(j.at("hops") == 4);
 }
@@ -29,7 +29,7 @@ TEST_CASE("cli: predict collective permute takes --hops") {
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j.at("hops") == 3);
   // X is a wrapping ring of 16: three shards of V/16 share each link one way: 3 x 100000 bytes.
-  CHECK(j.at("bytes_per_link").get<double>() == Approx(300000));
+  CHECK(j.at("ici_bytes").get<double>() == Approx(300000));
   const auto bad = run_cli("predict collective --op all-gather --chip tpu-v5e --mesh X=16 --axes X --bytes 1 --hops 2");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--op permute only") != std::string::npos);
@@ -54,7 +54,7 @@ TEST_CASE("cli: predict 'x[B_X, D] @ w[D, F_Y]' reports the local matmul, collec
   REQUIRE(j.at("collectives").size() == 1);
   CHECK(j.at("collectives")[0].at("op") == "all-reduce");
   CHECK(j.at("collectives")[0].at("axes") == nlohmann::json::array({"X"}));
-  CHECK(j.at("collectives")[0].at("bytes").get<double>() == 2.0 * 1024 * 8192);
+  CHECK(j.at("collectives")[0].at("array_bytes").get<double>() == 2.0 * 1024 * 8192);
   CHECK(j.at("t_ici_s").get<double>() == Approx(4.0 * 1024 * 8192 / 1.8e11));
   CHECK(j.at("strategies").size() == 2);
   CHECK(j.at("local_matmul").at("k") == 2048);

@@ -150,7 +150,7 @@ TEST_CASE("cli: stats --format json has the documented keys") {
   CHECK(j["devices"][0]["busy_s"].get<double>() == Approx(74e-6));
   REQUIRE(j["ops"].size() == 4);
   for (const char* key : {"name", "module", "category", "count", "total_s", "mean_s", "median_s", "min_s", "max_s",
-                          "share", "flops", "bytes_accessed"})
+                          "share", "xla_flops", "xla_bytes"})
     CHECK(j["ops"][0].contains(key));
   CHECK(j["ops"][0]["name"] == "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)");
   CHECK(j["ops"][0]["total_s"].get<double>() == Approx(50e-6));
@@ -189,8 +189,8 @@ TEST_CASE("cli: stats on the real v6e trace reports the all-reduce") {
       CHECK(op["module"] == "jit__psum");
       CHECK(op["count"] == 3);
       CHECK(op["median_s"].get<double>() == Approx(0.12169).margin(2e-5));
-      CHECK(op["flops"] == 1342177280);
-      CHECK(op["bytes_accessed"] == 10737418240);
+      CHECK(op["xla_flops"] == 1342177280);
+      CHECK(op["xla_bytes"] == 10737418240);
     }
   CHECK(found);
 }

@@ -1,0 +1,105 @@
+// The JSON of `roofline stats` (roofline/report/json.hpp): the profiler's
+// own view of a trace, per device, op and category. XLA's recorded cost
+// figures are `xla_flops` / `xla_bytes`, as in the report.
+#include <string>
+
+#include "roofline/report/json.hpp"
+
+namespace roofline {
+namespace {
+
+Json op_json(const OpStat& o) {
+  return Json::object({{"name", o.name},
+                       {"module", o.module},
+                       {"program_id", o.program_id},
+                       {"kernel", o.kernel},
+                       {"category", o.category},
+                       {"class", op_class_name(o.op_class)},
+                       {"async", o.async},
+                       {"count", o.count},
+                       {"total_s", o.total_s},
+                       {"mean_s", o.mean_s},
+                       {"median_s", o.median_s},
+                       {"min_s", o.min_s},
+                       {"max_s", o.max_s},
+                       {"share", o.share},
+                       {"xla_flops", o.flops},
+                       {"xla_bytes", o.bytes_accessed}});
+}
+
+Json category_json(const CategoryStat& c) {
+  return Json::object({{"category", c.category},
+                       {"class", op_class_name(c.op_class)},
+                       {"count", c.count},
+                       {"total_s", c.total_s},
+                       {"share", c.share}});
+}
+
+Json idle_gaps_json(const DeviceStats& d) {
+  Json gaps = Json::array();
+  for (const IdleGap& g : d.idle_gaps) {
+    Json host = Json::array();
+    for (const HostActivity& h : g.host) host.push_back(Json::object({{"name", h.name}, {"overlap_s", h.overlap_s}}));
+    gaps.push_back(Json::object({{"start_s", g.start_s}, {"duration_s", g.duration_s}, {"host", std::move(host)}}));
+  }
+  return gaps;
+}
+
+Json steps_json(const std::optional<StepStats>& s) {
+  if (!s) return Json();
+  return Json::object({{"count", s->count},
+                       {"from_host", s->from_host},
+                       {"mean_s", s->mean_s},
+                       {"median_s", s->median_s},
+                       {"min_s", s->min_s},
+                       {"max_s", s->max_s}});
+}
+
+Json device_json(const Trace& t, const DeviceStats& d) {
+  const Device& dev = t.devices[d.device];
+  return Json::object({{"id", d.id},
+                       {"name", d.name},
+                       {"host", d.host},
+                       {"kind", device_kind_name(dev.kind)},
+                       {"model", d.model},
+                       {"model_inferred", dev.model_inferred},
+                       {"chip", d.chip ? Json(d.chip->name) : Json()},
+                       {"peak_flops_per_s", dev.caps.peak_flops_per_s},
+                       {"hbm_bytes_per_s", dev.caps.hbm_bytes_per_s},
+                       {"op_events", d.op_events},
+                       {"wall_s", d.window_s},
+                       {"busy_s", d.busy_s},
+                       {"idle_s", d.idle_s},
+                       {"duty_cycle", d.duty_cycle},
+                       {"compute_s", d.compute_s},
+                       {"collective_s", d.collective_s},
+                       {"data_movement_s", d.data_movement_s},
+                       {"exposed_collective_s", d.exposed_collective_s},
+                       {"steps", steps_json(d.steps)},
+                       {"idle_gaps", idle_gaps_json(d)}});
+}
+
+}  // namespace
+
+Json to_json(const Trace& trace, const TraceStats& s, std::size_t max_ops) {
+  Json formats = Json::array();
+  for (TraceFormat f : trace.formats) formats.push_back(trace_format_name(f));
+  Json devices = Json::array();
+  for (const DeviceStats& d : s.devices) devices.push_back(device_json(trace, d));
+  Json ops = Json::array();
+  for (std::size_t i = 0; i < s.ops.size() && i < max_ops; ++i) ops.push_back(op_json(s.ops[i]));
+  Json categories = Json::array();
+  for (const CategoryStat& c : s.categories) categories.push_back(category_json(c));
+  return Json::object({{"source", trace.source},
+                       {"files", trace.files},
+                       {"formats", std::move(formats)},
+                       {"devices", std::move(devices)},
+                       {"busy_s", s.busy_s},
+                       {"idle_s", s.idle_s},
+                       {"duty_cycle", s.duty_cycle},
+                       {"ops", std::move(ops)},
+                       {"categories", std::move(categories)},
+                       {"warnings", trace.warnings}});
+}
+
+}  // namespace roofline
