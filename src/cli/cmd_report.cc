@@ -84,7 +84,8 @@ int run(const Args& args) {
   auto trace = read_trace(args.positional()[0]);
   if (!trace.ok()) return fail(trace.status());
   auto report = make_report(*trace, options);
-  if (!report.ok()) return fail(absl::Status(report.status().code(), in_cli_words(std::string(report.status().message()))));
+  if (!report.ok())
+    return fail(absl::Status(report.status().code(), in_cli_words(std::string(report.status().message()))));
   report->chip_source = in_cli_words(report->chip_source);
   for (std::string& note : report->notes) note = in_cli_words(note);
   const std::string text = render_report(*report, format, RenderOptions{.top = static_cast<int>(*top)});

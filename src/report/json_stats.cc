@@ -3,6 +3,7 @@
 // figures are `xla_flops` / `xla_bytes`, as in the report.
 #include <string>
 
+#include "roofline/match/identify.hpp"
 #include "roofline/report/json.hpp"
 
 namespace roofline {
@@ -57,13 +58,14 @@ Json steps_json(const std::optional<StepStats>& s) {
 
 Json device_json(const Trace& t, const DeviceStats& d) {
   const Device& dev = t.devices[d.device];
+  const Chip* chip = reported_chip(dev);
   return Json::object({{"id", d.id},
                        {"name", d.name},
                        {"host", d.host},
                        {"kind", device_kind_name(dev.kind)},
                        {"model", d.model},
                        {"model_inferred", dev.model_inferred},
-                       {"chip", d.chip ? Json(d.chip->name) : Json()},
+                       {"chip", chip ? Json(chip->name) : Json()},
                        {"peak_flops_per_s", dev.caps.peak_flops_per_s},
                        {"hbm_bytes_per_s", dev.caps.hbm_bytes_per_s},
                        {"op_events", d.op_events},
