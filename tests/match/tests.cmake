@@ -5,4 +5,5 @@ roofline_add_test(match_test
   match/op_model_test.cc
   match/cost_source_test.cc
   match/identify_test.cc
+  match/group_test.cc
   match/real_traces_test.cc)
