@@ -2,6 +2,9 @@
 // formula and the chip spec.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+#include <limits>
+
 #include "roofline/hlo/reader.hpp"
 #include "roofline/match/op_model.hpp"
 #include "tests/test_support.hpp"
@@ -84,4 +87,11 @@ TEST_CASE("op model: an async -start costs nothing; an HLO instruction is our HL
     CHECK(predict(OpModel{roofline::HloModel{.instruction = &i}}, chip("tpu-v5e")).t_lower_s ==
           predict(i, chip("tpu-v5e")).t_lower_s);
   }
+}
+
+TEST_CASE("op model: attention on a hostile shape does not overflow its element count") {
+  const std::int64_t huge = std::numeric_limits<std::int64_t>::max();
+  const roofline::AttentionModel a{.batch = 1, .heads = 1, .q_len = 1, .kv_len = 1, .head_dim = 1,
+                                   .q_elements = huge, .kv_elements = huge, .dtype = DType::kBF16};
+  CHECK(a.hbm_bytes() == Approx(4.0 * static_cast<double>(huge) * 2));
 }

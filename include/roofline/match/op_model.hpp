@@ -75,7 +75,13 @@ struct AttentionModel {
     return pass == AttentionPass::kBackward ? 2 * forward : forward;
   }
   double hbm_bytes() const {
-    const double qkv = static_cast<double>(q_elements + 2 * kv_elements) * bytes_per_element(dtype);
+    // Elements of Q, K and V, counted exactly; in double only where a
+    // hostile shape would overflow the integer sum.
+    std::int64_t n = 0;
+    const double elements = __builtin_mul_overflow(kv_elements, 2, &n) || __builtin_add_overflow(n, q_elements, &n)
+                                ? static_cast<double>(q_elements) + 2.0 * static_cast<double>(kv_elements)
+                                : static_cast<double>(n);
+    const double qkv = elements * bytes_per_element(dtype);
     const double o = static_cast<double>(q_elements) * bytes_per_element(dtype);
     return pass == AttentionPass::kBackward ? 2 * (qkv + o) : qkv + o;
   }
