@@ -238,6 +238,7 @@ absl::Status link_module(HloModuleData& d, const LinkError& error) {
         }
       }
       resolve_frame(d.stack_frames, ins.metadata);
+      read_typed_attributes(ins, d.arena);
     }
   }
   return absl::OkStatus();

@@ -109,9 +109,15 @@ struct HloModuleData {
 using LinkError = std::function<absl::Status(std::string_view at, const std::string& message)>;
 
 // Resolves every operand and called-computation name, sets parents, roots and
-// the module pointer, indexes names, and fills source_file/source_line from
-// the stack-frame table. The readers call it once everything is parsed.
+// the module pointer, indexes names, fills source_file/source_line from the
+// stack-frame table and reads every instruction's typed attributes. The
+// readers call it once everything is parsed.
 absl::Status link_module(HloModuleData& data, const LinkError& error);
+
+// Reads the attributes the cost model needs from `ins.attributes` into
+// `ins.typed` (stored in `arena`; roofline/hlo/attributes.hpp). Needs the
+// opcode classified; never fails (unreadable values are recorded as such).
+void read_typed_attributes(HloInstruction& ins, StringArena& arena);
 
 // Sets opcode (and wrapped_opcode for async sugar such as
 // "reduce-scatter-start") from opcode_name.

@@ -317,7 +317,7 @@ class Converter {
       attr("dimensions", detail::format_int_list(v));
     }
     if (i.window().dimensions_size() > 0) {
-      std::vector<detail::WindowDim> w;
+      std::vector<WindowDimension> w;
       for (const pb::WindowDimension& d : i.window().dimensions())
         w.push_back({.size = d.size(),
                      .stride = d.stride() > 0 ? d.stride() : 1,
