@@ -2,6 +2,7 @@
 #include <string>
 
 #include "roofline/detail/cat.hpp"
+#include "roofline/detail/status_macros.hpp"
 #include "roofline/hlo/module.hpp"
 #include "src/hlo/module_data.hpp"
 
@@ -162,6 +163,21 @@ inline bool same_name(std::string_view a, std::string_view b) {
   return a.size() == b.size() && (a.empty() || (a.back() == b.back() && a.front() == b.front() && a == b));
 }
 
+// The computations `ins` calls, in the order its attributes name them.
+absl::Status link_called(HloModuleData& d, HloInstruction& ins, const LinkError& error) {
+  ins.called_computations.clear();
+  for (const HloAttribute& a : ins.attributes) {
+    if (!is_computation_attribute(a.key)) continue;
+    for (std::string_view cn : computation_names(a.value)) {
+      auto it = d.computation_index.find(cn);
+      if (it == d.computation_index.end())
+        return error(cn, detail::cat("instruction '", ins.name, "' calls '", cn, "', which is not defined"));
+      ins.called_computations.push_back({a.key, &d.computations[it->second]});
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status link_module(HloModuleData& d, const LinkError& error) {
@@ -227,16 +243,7 @@ absl::Status link_module(HloModuleData& d, const LinkError& error) {
         operands.push_back(found);
       }
       ins.operands = d.arena.store_array(std::span<const HloInstruction* const>(operands));
-      ins.called_computations.clear();
-      for (const HloAttribute& a : ins.attributes) {
-        if (!is_computation_attribute(a.key)) continue;
-        for (std::string_view cn : computation_names(a.value)) {
-          auto it = d.computation_index.find(cn);
-          if (it == d.computation_index.end())
-            return error(cn, detail::cat("instruction '", ins.name, "' calls '", cn, "', which is not defined"));
-          ins.called_computations.push_back({a.key, &d.computations[it->second]});
-        }
-      }
+      ROOFLINE_RETURN_IF_ERROR(link_called(d, ins, error));
       resolve_frame(d.stack_frames, ins.metadata);
       read_typed_attributes(ins, d.arena);
     }

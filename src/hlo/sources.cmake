@@ -6,6 +6,7 @@ list(APPEND ROOFLINE_SOURCES
   src/hlo/module.cc
   src/hlo/text_parser.cc
   src/hlo/proto_reader.cc
+  src/hlo/proto_wire_error.cc
   src/hlo/attributes.cc
   src/hlo/typed_attributes.cc
   src/hlo/backend_config.cc
