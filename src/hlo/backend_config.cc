@@ -306,7 +306,8 @@ bool dims_from_subset(std::string_view j, DotDims* out) {
 
 // ---- the two fields, from the subset's captures or an nlohmann document ----
 
-// The top-level value, and whether it is an object: what its captures mean.
+// A document the subset accepted: its top-level value (without the blanks
+// around it) and the captured members.
 struct SubsetDocument {
   std::string_view text;
   std::span<const Capture> captures;
@@ -363,7 +364,10 @@ T read_json(std::string_view value, std::array<Capture, N> captures, T none, Rea
   if (value.empty()) return none;
   std::string storage;
   const std::string_view text = json_text(value, &storage);
-  if (Subset(text, captures).whole()) return read(SubsetDocument{text, captures});
+  if (Subset(text, captures).whole()) {
+    const std::size_t begin = text.find_first_not_of(" \t\n\r");  // the value starts there
+    return read(SubsetDocument{text.substr(begin), captures});
+  }
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return none;
   return read(j);
