@@ -123,8 +123,9 @@ void read_typed_attributes(HloInstruction& ins, StringArena& arena);
 // "reduce-scatter-start") from opcode_name.
 void classify_opcode(HloInstruction& ins);
 
-// The roles (attribute keys) whose values name computations.
-bool is_computation_attribute(std::string_view key);
+// The role (attribute key) `key` names when its value names computations
+// (`calls`, `to_apply`, `body`, ...), as a string literal; empty otherwise.
+std::string_view computation_role(std::string_view key);
 
 // The computation names in a role's value: "%c", "{%a, %b}".
 std::vector<std::string_view> computation_names(std::string_view value);
