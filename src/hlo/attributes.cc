@@ -221,7 +221,7 @@ void split_x(std::string_view v, Parts* parts) {
 
 }  // namespace
 
-bool parse_window(std::string_view text, std::vector<WindowDimension>* out) {
+bool parse_window(std::string_view text, WindowList* out) {
   if (text.size() < 2 || text.front() != '{' || text.back() != '}') return false;
   const std::string_view inner = text.substr(1, text.size() - 2);
   // The first value of each key, in one pass (an empty value counts as absent).

@@ -14,11 +14,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/container/inlined_vector.h"
+
 #include "roofline/hlo/module.hpp"
 
 namespace roofline::detail {
 
-using IntList = std::vector<std::int64_t>;
+// Small lists (dimension numbers, windows) stay off the heap while they are read.
+using IntList = absl::InlinedVector<std::int64_t, 8>;
+using WindowList = absl::InlinedVector<WindowDimension, 4>;
 
 // "{1,0}" or "{}" -> the integers. On failure `out` keeps those read before it.
 bool parse_int_list(std::string_view text, IntList* out);
@@ -35,7 +39,7 @@ bool dot_dims_from_json(const nlohmann::json& j, DotDims* out);
 
 // "{size=3x3 stride=2x2 pad=1_1x1_1 lhs_dilate=1x1 rhs_dilate=1x1 rhs_reversal=0x1}";
 // "{}" is a window of rank 0. False for anything else (`out` is then unspecified).
-bool parse_window(std::string_view text, std::vector<WindowDimension>* out);
+bool parse_window(std::string_view text, WindowList* out);
 std::string format_window(std::span<const WindowDimension> w);
 
 struct ConvDims {
@@ -49,6 +53,11 @@ struct ConvDims {
 // "b01f_01io->b01f": position in each group = dimension number.
 bool parse_dim_labels(std::string_view text, ConvDims* out);
 std::string format_dim_labels(const ConvDims& d, int input_rank, int kernel_rank, int output_rank);
+
+// `{{0,1},{1,2}}` (source_target_pairs) without a list per list: every
+// integer in `values`, and where each list starts in it. False where
+// parse_int_lists fails (roofline/hlo/replica_groups.hpp).
+bool read_int_lists(std::string_view text, IntList* values, IntList* starts);
 
 // replica_groups= read for its sizes only (roofline/hlo/replica_groups.hpp
 // lists the devices): nullopt where parse_replica_groups fails.

@@ -51,8 +51,9 @@ class Subset {
     while (i_ < s_.size() && is_ws(s_[i_])) ++i_;
   }
   bool literal(std::string_view word) {
-    if (s_.substr(i_, word.size()) != word) return false;
-    i_ += word.size();
+    if (s_.size() - i_ < word.size()) return false;
+    for (char c : word)
+      if (s_[i_++] != c) return false;
     return true;
   }
   std::size_t digits() {
@@ -93,13 +94,20 @@ class Subset {
       ++i_;
       ws();
       const int member_path = path >= 0 && path < 2 ? path + 1 : -1;
-      if (member_path > 0) keys_[member_path - 1] = key;
-      if (member_path == 1)  // a repeated key replaces what the earlier value held
-        for (Capture& c : captures_)
-          if (c.key1 == key) c.value.reset();
+      if (member_path == 1) {
+        // The captures under this key; a repeated key replaces what the
+        // earlier value held.
+        under_key_ = 0;
+        for (std::size_t n = 0; n < captures_.size(); ++n)
+          if (captures_[n].key1 == key) {
+            under_key_ |= 1u << n;
+            captures_[n].value.reset();
+          }
+      }
       const std::size_t value_at = i_;
+      const unsigned under_key = under_key_;
       if (!value(depth, member_path)) return false;
-      if (member_path > 0) record(member_path, s_.substr(value_at, i_ - value_at));
+      if (member_path > 0 && under_key != 0) record(under_key, member_path, key, s_.substr(value_at, i_ - value_at));
       ws();
       if (peek() == '}') {
         ++i_;
@@ -110,9 +118,13 @@ class Subset {
     }
   }
 
-  void record(int path, std::string_view value) {
-    for (Capture& c : captures_)
-      if (c.key1 == keys_[0] && (path == 1 ? c.key2.empty() : c.key2 == keys_[1])) c.value = value;
+  // `value` of member `key` at `path`, for the captures in `under` (those
+  // under the current top-level key).
+  void record(unsigned under, int path, std::string_view key, std::string_view value) {
+    for (std::size_t n = 0; n < captures_.size(); ++n) {
+      Capture& c = captures_[n];
+      if ((under >> n & 1u) != 0 && (path == 1 ? c.key2.empty() : c.key2 == key)) c.value = value;
+    }
   }
 
   bool array(int depth) {
@@ -177,8 +189,8 @@ class Subset {
   }
 
   std::string_view s_;
-  std::span<Capture> captures_;
-  std::string_view keys_[2];
+  std::span<Capture> captures_;  // at most 32
+  unsigned under_key_ = 0;       // bit n: captures_[n] is under the current top-level key
   std::size_t i_ = 0;
 };
 

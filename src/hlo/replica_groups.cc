@@ -20,7 +20,9 @@ absl::Status error_at(const Cursor& c, std::string_view what) {
   return absl::InvalidArgumentError(detail::cat("offset ", c.offset(), ": expected ", what));
 }
 
-bool int_list(Cursor& c, std::vector<std::int64_t>* out) {
+using Ints = absl::InlinedVector<std::int64_t, 8>;  // iota shapes: no allocation
+
+bool int_list(Cursor& c, Ints* out) {
   c.skip_space();
   if (!c.expect('[', "'['")) return false;
   for (;;) {
@@ -40,7 +42,7 @@ enum class Listing { kDevices, kSizesOnly };
 
 absl::StatusOr<ReplicaGroups> parse_iota(Cursor& c, Listing listing) {
   ReplicaGroups g;
-  std::vector<std::int64_t> shape, dims, perm;
+  Ints shape, dims, perm;
   if (!int_list(c, &shape)) return error_at(c, "[groups,size]");
   if (shape.size() != 2) return absl::InvalidArgumentError("iota replica groups need [groups,size]");
   c.skip_space();
@@ -73,7 +75,7 @@ absl::StatusOr<ReplicaGroups> parse_iota(Cursor& c, Listing listing) {
     std::iota(perm.begin(), perm.end(), 0);
   }
   if (perm.size() != dims.size()) return absl::InvalidArgumentError("T(...) must permute every iota dimension");
-  std::vector<bool> seen(dims.size(), false);
+  absl::InlinedVector<bool, 8> seen(dims.size(), false);
   for (std::int64_t p : perm) {
     if (p < 0 || p >= static_cast<std::int64_t>(dims.size()) || seen[static_cast<std::size_t>(p)])
       return absl::InvalidArgumentError("T(...) is not a permutation");
@@ -85,7 +87,7 @@ absl::StatusOr<ReplicaGroups> parse_iota(Cursor& c, Listing listing) {
   // Walk the transposed array in row-major order; each position's value is
   // the row-major index of the untransposed element it came from.
   const std::size_t k = dims.size();
-  std::vector<std::int64_t> tdims(k), stride(k), idx(k, 0);
+  Ints tdims(k), stride(k), idx(k, 0);
   std::int64_t s = 1;
   for (std::size_t i = k; i-- > 0;) {
     stride[i] = s;
@@ -108,7 +110,7 @@ absl::StatusOr<ReplicaGroups> parse_iota(Cursor& c, Listing listing) {
 // `{{0,1},{1,2}}`: calls group() at each inner '{' and device(id) for each
 // integer in it.
 template <class Group, class Device>
-absl::Status read_int_lists(std::string_view text, Group group, Device device) {
+absl::Status for_each_int_list(std::string_view text, Group group, Device device) {
   Cursor c(text);
   c.skip_space();
   if (!c.consume('{')) return error_at(c, "'{'");
@@ -159,7 +161,7 @@ absl::StatusOr<ReplicaGroups> read_replica_groups(std::string_view text, Listing
     ++size;
     if (listing == Listing::kDevices) g.groups.back().push_back(id);
   };
-  if (absl::Status s = read_int_lists(text, group, device); !s.ok()) return s;
+  if (absl::Status s = for_each_int_list(text, group, device); !s.ok()) return s;
   g.group_size = std::max(g.group_size, size);
   if (g.num_groups == 0) {
     g.all_devices = true;
@@ -174,7 +176,7 @@ absl::StatusOr<ReplicaGroups> read_replica_groups(std::string_view text, Listing
 
 absl::StatusOr<std::vector<std::vector<std::int64_t>>> parse_int_lists(std::string_view text) {
   std::vector<std::vector<std::int64_t>> out;
-  absl::Status s = read_int_lists(text, [&] { out.emplace_back(); }, [&](std::int64_t v) { out.back().push_back(v); });
+  absl::Status s = for_each_int_list(text, [&] { out.emplace_back(); }, [&](std::int64_t v) { out.back().push_back(v); });
   if (!s.ok()) return s;
   return out;
 }
@@ -184,6 +186,12 @@ absl::StatusOr<ReplicaGroups> parse_replica_groups(std::string_view text) {
 }
 
 namespace detail {
+
+bool read_int_lists(std::string_view text, IntList* values, IntList* starts) {
+  auto group = [&] { starts->push_back(static_cast<std::int64_t>(values->size())); };
+  auto value = [&](std::int64_t v) { values->push_back(v); };
+  return for_each_int_list(text, group, value).ok();
+}
 
 std::optional<ReplicaGroupSizes> read_replica_group_sizes(std::string_view text) {
   absl::StatusOr<ReplicaGroups> g = read_replica_groups(text, Listing::kSizesOnly);

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "roofline/hlo/replica_groups.hpp"
 #include "src/hlo/attributes.hpp"
 #include "src/hlo/backend_config.hpp"
 #include "src/hlo/module_data.hpp"
@@ -21,8 +20,8 @@ namespace {
 
 // ---- storage ------------------------------------------------------------
 
-std::span<const std::int64_t> store(StringArena& arena, const IntList& v) {
-  return arena.store_array(std::span<const std::int64_t>(v));
+std::span<const std::int64_t> store(StringArena& arena, std::span<const std::int64_t> v) {
+  return arena.store_array(v);
 }
 
 // One value in the arena (trivially copyable types only).
@@ -64,7 +63,7 @@ const DotDimensionNumbers* read_gemm_dot(const HloInstruction& ins, StringArena&
 const ConvolutionAttributes* read_convolution(const HloInstruction& ins, StringArena& arena) {
   ConvDims d;
   if (!parse_dim_labels(ins.attribute("dim_labels"), &d)) return nullptr;
-  std::vector<WindowDimension> window;
+  WindowList window;
   if (const std::string_view w = ins.attribute("window"); !w.empty() && !parse_window(w, &window)) return nullptr;
   const std::size_t spatial = d.input_spatial.size();
   if (window.size() != spatial) {
@@ -92,7 +91,7 @@ const ConvolutionAttributes* read_convolution(const HloInstruction& ins, StringA
 
 // reduce-window, select-and-scatter: empty when absent or unreadable.
 std::span<const WindowDimension> read_window(const HloInstruction& ins, StringArena& arena) {
-  std::vector<WindowDimension> w;
+  WindowList w;
   if (!parse_window(ins.attribute("window"), &w)) return {};
   return arena.store_array(std::span<const WindowDimension>(w));
 }
@@ -115,12 +114,16 @@ void read_collective(const HloInstruction& ins, HloOpcode op, StringArena& arena
   t->use_global_device_ids = ins.attribute("use_global_device_ids") == "true";
   t->is_host_transfer = ins.attribute("is_host_transfer") == "true";
   if (op != HloOpcode::kCollectivePermute && op != HloOpcode::kCollectivePermuteStart) return;
-  absl::StatusOr<std::vector<std::vector<std::int64_t>>> pairs = parse_int_lists(ins.attribute("source_target_pairs"));
-  if (!pairs.ok()) return;
-  std::vector<std::span<const std::int64_t>> lists;
-  lists.reserve(pairs->size());
-  for (const std::vector<std::int64_t>& p : *pairs) lists.push_back(store(arena, p));
-  t->source_target_pairs = arena.store_array(std::span<const std::span<const std::int64_t>>(lists));
+  IntList values, starts;
+  if (!read_int_lists(ins.attribute("source_target_pairs"), &values, &starts)) return;
+  const std::span<const std::int64_t> stored = store(arena, values);
+  absl::InlinedVector<std::span<const std::int64_t>, 8> pairs;
+  for (std::size_t k = 0; k < starts.size(); ++k) {
+    const auto begin = static_cast<std::size_t>(starts[k]);
+    const std::size_t end = k + 1 < starts.size() ? static_cast<std::size_t>(starts[k + 1]) : values.size();
+    pairs.push_back(stored.subspan(begin, end - begin));
+  }
+  t->source_target_pairs = arena.store_array(std::span<const std::span<const std::int64_t>>(pairs));
 }
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
