@@ -4,9 +4,7 @@
 // rule the cost model applied when it parsed the text on every call, so
 // costs are unchanged; what a rule makes of malformed text is written beside it.
 #include <algorithm>
-#include <new>
 #include <string>
-#include <vector>
 
 #include "src/hlo/attributes.hpp"
 #include "src/hlo/backend_config.hpp"
@@ -229,8 +227,7 @@ void read_typed_attributes(HloInstruction& ins, StringArena& arena) {
     case HloOpcode::kCustomCall: read_custom_call(ins, arena, &t); break;
     default: read_collective(ins, op, arena, &t); break;
   }
-  auto* stored = reinterpret_cast<HloTypedAttributes*>(arena.allocate(sizeof(HloTypedAttributes), alignof(HloTypedAttributes)));
-  ins.typed = new (stored) HloTypedAttributes(t);
+  ins.typed = store_one(arena, t);
 }
 
 }  // namespace detail
