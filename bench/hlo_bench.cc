@@ -3,6 +3,12 @@
 // tiled layouts), written both as HLO text and as a serialized HloProto. The
 // text reader should run near memory speed: BM_CopyText is the reference
 // (one copy of the same bytes).
+//
+// A second, smaller module is made of the ops whose cost reads attributes
+// (dots, convolutions, library GEMM custom calls with a JSON backend_config,
+// reduce-windows, transposes, collectives with replica groups, while loops
+// with a known trip count): BM_*Mixed* parse it, cost every instruction of
+// its entry, and predict it.
 #include <benchmark/benchmark.h>
 
 #include <cstring>
@@ -10,6 +16,7 @@
 #include <vector>
 
 #include "roofline/chip.hpp"
+#include "roofline/hlo/cost.hpp"
 #include "roofline/hlo/predict.hpp"
 #include "roofline/hlo/reader.hpp"
 
@@ -210,8 +217,68 @@ std::string generate_proto() {
   return proto.out;
 }
 
+
+// ---- a module of the ops whose cost reads attributes -------------------------
+
+constexpr int kMixedBlocks = 2000;
+
+std::string generate_mixed_text() {
+  std::string t;
+  t += "HloModule mixed, is_scheduled=true, num_partitions=8\n\n";
+  t += "%add (a: f32[], b: f32[]) -> f32[] {\n  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n"
+       "  ROOT %s = f32[] add(f32[] %a, f32[] %b)\n}\n\n";
+  t += "%body (t: (s32[], f32[1024])) -> (s32[], f32[1024]) {\n  %t = (s32[], f32[1024]{0}) parameter(0)\n"
+       "  %i = s32[] get-tuple-element(%t), index=0\n  %v = f32[1024]{0} get-tuple-element(%t), index=1\n"
+       "  %one = s32[] constant(1)\n  %i1 = s32[] add(%i, %one)\n  %v1 = f32[1024]{0} sine(%v)\n"
+       "  ROOT %r = (s32[], f32[1024]{0}) tuple(%i1, %v1)\n}\n\n";
+  t += "%cond (t: (s32[], f32[1024])) -> pred[] {\n  %t = (s32[], f32[1024]{0}) parameter(0)\n"
+       "  %i = s32[] get-tuple-element(%t), index=0\n  %n = s32[] constant(10)\n"
+       "  ROOT %lt = pred[] compare(%i, %n), direction=LT\n}\n\n";
+  t += "%fused_dot (p: bf16[256,512], q: bf16[512,256]) -> bf16[256,256] {\n  %p = bf16[256,512]{1,0} parameter(0)\n"
+       "  %q = bf16[512,256]{1,0} parameter(1)\n"
+       "  %d = bf16[256,256]{1,0} dot(%p, %q), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+       "  ROOT %n = bf16[256,256]{1,0} negate(%d)\n}\n\n";
+  t += "ENTRY %main (x: bf16[256,512], w: bf16[512,256], img: f32[8,32,32,16], k: f32[3,3,16,32], "
+       "v: f32[1024], s: (s32[], f32[1024])) -> f32[1024] {\n";
+  t += "  %x = bf16[256,512]{1,0} parameter(0)\n  %w = bf16[512,256]{1,0} parameter(1)\n"
+       "  %img = f32[8,32,32,16]{3,2,1,0} parameter(2)\n  %k = f32[3,3,16,32]{3,2,1,0} parameter(3)\n"
+       "  %v = f32[1024]{0} parameter(4)\n  %s = (s32[], f32[1024]{0}) parameter(5)\n";
+  for (int b = 0; b < kMixedBlocks; ++b) {
+    const std::string n = std::to_string(b);
+    t += "  %dot." + n + " = bf16[256,256]{1,0} dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n";
+    t += "  %conv." + n + " = f32[8,16,16,32]{3,2,1,0} convolution(%img, %k), window={size=3x3 stride=2x2 pad=1_1x1_1}, "
+         "dim_labels=b01f_01io->b01f\n";
+    t += "  %gemm." + n + " = (bf16[256,256]{1,0}, s8[4194304]{0}) custom-call(%x, %w), custom_call_target=\"__cublas$gemm\", "
+         "backend_config={\"operation_queue_id\":\"0\",\"wait_on_operation_queues\":[],\"gemm_backend_config\":{\"alpha_real\":1,"
+         "\"alpha_imag\":0,\"beta\":0,\"dot_dimension_numbers\":{\"lhs_contracting_dimensions\":[\"1\"],"
+         "\"rhs_contracting_dimensions\":[\"0\"],\"lhs_batch_dimensions\":[],\"rhs_batch_dimensions\":[]},"
+         "\"precision_config\":{\"operand_precision\":[\"DEFAULT\",\"DEFAULT\"],\"algorithm\":\"ALG_UNSET\"},"
+         "\"epilogue\":\"DEFAULT\",\"lhs_stride\":\"131072\",\"rhs_stride\":\"131072\",\"grad_x\":false,\"grad_y\":false,"
+         "\"damax_output\":false},\"force_earliest_schedule\":false}\n";
+    t += "  %fusion." + n + " = bf16[256,256]{1,0} fusion(%x, %w), kind=kOutput, calls=%fused_dot\n";
+    t += "  %rw." + n + " = f32[8,16,16,16]{3,2,1,0} reduce-window(%img, f32[] %c0), window={size=1x3x3x1 stride=1x2x2x1 "
+         "pad=0_0x1_1x1_1x0_0}, to_apply=%add\n";
+    t += "  %tr." + n + " = f32[16,32,32,8]{3,2,1,0} transpose(%img), dimensions={3,1,2,0}\n";
+    t += "  %ar." + n + " = f32[1024]{0} all-reduce(%v), channel_id=" + std::to_string(b + 1) +
+         ", replica_groups=[2,4]<=[4,2]T(1,0), use_global_device_ids=true, to_apply=%add\n";
+    t += "  %ag." + n + " = f32[1024]{0} all-gather(f32[128]{0} %v128), channel_id=" + std::to_string(b + 1) +
+         ", replica_groups={{0,1,2,3,4,5,6,7}}, dimensions={0}, use_global_device_ids=true\n";
+    t += "  %cp." + n + " = f32[1024]{0} collective-permute(%v), channel_id=" + std::to_string(b + 1) +
+         ", source_target_pairs={{0,1},{1,2},{2,3},{3,4},{4,5},{5,6},{6,7},{7,0}}\n";
+    t += "  %while." + n + " = (s32[], f32[1024]{0}) while(%s), condition=%cond, body=%body, "
+         "backend_config={\"known_trip_count\":{\"n\":\"10\"}}\n";
+  }
+  t += "  %c0 = f32[] constant(0)\n  %v128 = f32[128]{0} slice(%v), slice={[0:128]}\n";
+  t += "  ROOT %out = f32[1024]{0} copy(%v)\n}\n";
+  return t;
+}
+
 const std::string& text() {
   static const std::string t = generate_text();
+  return t;
+}
+const std::string& mixed_text() {
+  static const std::string t = generate_mixed_text();
   return t;
 }
 const std::string& proto() {
@@ -269,5 +336,53 @@ static void BM_PredictModule(benchmark::State& state) {
                           static_cast<std::int64_t>(m->instruction_count()));
 }
 BENCHMARK(BM_PredictModule)->Unit(benchmark::kMillisecond);
+
+// cost() of every instruction of the entry (what predict() costs, without
+// the roofline arithmetic and the row list).
+static void cost_entry(benchmark::State& state, const std::string& text) {
+  auto m = roofline::parse_hlo_text(text, "bench.hlo");
+  if (!m.ok()) {
+    state.SkipWithError(std::string(m.status().message()).c_str());
+    return;
+  }
+  for (auto _ : state) {
+    double flops = 0;
+    for (const roofline::HloInstruction& i : m->entry().instructions) flops += roofline::cost(i).flops;
+    benchmark::DoNotOptimize(flops);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(m->entry().instructions.size()));
+}
+
+static void BM_CostModule(benchmark::State& state) { cost_entry(state, text()); }
+BENCHMARK(BM_CostModule)->Unit(benchmark::kMillisecond);
+
+static void BM_ParseMixedText(benchmark::State& state) {
+  const std::string& t = mixed_text();
+  for (auto _ : state) {
+    auto m = roofline::parse_hlo_text(t, "mixed.hlo");
+    if (!m.ok()) state.SkipWithError(std::string(m.status().message()).c_str());
+    benchmark::DoNotOptimize(m);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(t.size()));
+  state.counters["MB"] = static_cast<double>(t.size()) / 1e6;
+}
+BENCHMARK(BM_ParseMixedText)->Unit(benchmark::kMillisecond);
+
+static void BM_CostMixedModule(benchmark::State& state) { cost_entry(state, mixed_text()); }
+BENCHMARK(BM_CostMixedModule)->Unit(benchmark::kMillisecond);
+
+static void BM_PredictMixedModule(benchmark::State& state) {
+  auto m = roofline::parse_hlo_text(mixed_text(), "mixed.hlo");
+  if (!m.ok()) {
+    state.SkipWithError(std::string(m.status().message()).c_str());
+    return;
+  }
+  const roofline::Chip& h100 = roofline::chip("h100-sxm");
+  for (auto _ : state) benchmark::DoNotOptimize(roofline::predict(*m, h100));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(m->instruction_count()));
+}
+BENCHMARK(BM_PredictMixedModule)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -1,5 +1,8 @@
 #include "src/hlo/attributes.hpp"
+
 #include <cctype>
+
+#include "absl/container/inlined_vector.h"
 
 #include "roofline/detail/cat.hpp"
 #include "src/hlo/cursor.hpp"
@@ -15,7 +18,13 @@ bool parse_int(std::string_view text, std::int64_t* out) {
   return c.at_end();
 }
 
-std::string_view sub_value(std::string_view text, std::string_view key) {
+namespace {
+
+// Calls f(key, value) for each `key=value` of a blank-separated list (the
+// inside of window={...}, a FileLocations entry) until f returns false; a
+// value runs to the next blank outside brackets and quotes.
+template <class F>
+void for_each_sub_value(std::string_view text, F f) {
   std::size_t i = 0;
   while (i < text.size()) {
     while (i < text.size() && (text[i] == ' ' || text[i] == '{' || text[i] == '\n' || text[i] == '\t')) ++i;
@@ -44,10 +53,21 @@ std::string_view sub_value(std::string_view text, std::string_view key) {
       ++e;
     }
     if (e > text.size()) e = text.size();
-    if (found == key) return text.substr(v, e - v);
+    if (!f(found, text.substr(v, e - v))) return;
     i = e;
   }
-  return {};
+}
+
+}  // namespace
+
+std::string_view sub_value(std::string_view text, std::string_view key) {
+  std::string_view out;
+  for_each_sub_value(text, [&](std::string_view k, std::string_view v) {
+    if (k != key) return true;
+    out = v;
+    return false;
+  });
+  return out;
 }
 
 bool sub_int(std::string_view text, std::string_view key, std::int64_t* out) {
@@ -185,8 +205,11 @@ bool dot_dims_from_json(const nlohmann::json& j, DotDims* out) {
 
 namespace {
 
-// "3x3" -> {3,3}; "1_1x0_0" with `pairs` -> low/high per dimension.
-bool split_x(std::string_view v, std::vector<std::string_view>* parts) {
+using Parts = absl::InlinedVector<std::string_view, 8>;
+
+// "3x3" -> {"3","3"}; "1_1x0_0" -> {"1_1","0_0"}.
+void split_x(std::string_view v, Parts* parts) {
+  parts->clear();
   std::size_t i = 0;
   while (i <= v.size()) {
     std::size_t j = v.find('x', i);
@@ -194,42 +217,51 @@ bool split_x(std::string_view v, std::vector<std::string_view>* parts) {
     parts->push_back(v.substr(i, j - i));
     i = j + 1;
   }
-  return !parts->empty();
 }
 
 }  // namespace
 
-bool parse_window(std::string_view text, std::vector<WindowDim>* out) {
+bool parse_window(std::string_view text, WindowList* out) {
   if (text.size() < 2 || text.front() != '{' || text.back() != '}') return false;
   const std::string_view inner = text.substr(1, text.size() - 2);
-  std::vector<std::string_view> parts;
+  // The first value of each key, in one pass (an empty value counts as absent).
+  enum { kSize, kStride, kPad, kLhsDilate, kRhsDilate, kRhsReversal, kKeys };
+  static constexpr std::string_view kKeyNames[kKeys] = {"size", "stride", "pad", "lhs_dilate", "rhs_dilate",
+                                                        "rhs_reversal"};
+  std::string_view values[kKeys];
+  bool seen[kKeys] = {};
+  for_each_sub_value(inner, [&](std::string_view k, std::string_view v) {
+    for (int n = 0; n < kKeys; ++n)
+      if (k == kKeyNames[n] && !seen[n]) {
+        seen[n] = true;
+        values[n] = v;
+      }
+    return true;
+  });
+  Parts parts;
   std::size_t rank = 0;
-  const std::string_view size = sub_value(inner, "size");
-  if (!size.empty()) {
-    split_x(size, &parts);
+  if (!values[kSize].empty()) {
+    split_x(values[kSize], &parts);
     rank = parts.size();
   }
   if (rank == 0) return inner.find_first_not_of(" ") == std::string_view::npos;  // "{}": no window
   if (rank > 64) return false;
-  out->assign(rank, WindowDim{});
+  out->assign(rank, WindowDimension{});
   struct Field {
-    std::string_view key;
-    std::int64_t WindowDim::*member;
+    int key;
+    std::int64_t WindowDimension::*member;
   };
-  for (const Field f : {Field{"size", &WindowDim::size}, Field{"stride", &WindowDim::stride},
-                        Field{"lhs_dilate", &WindowDim::base_dilation},
-                        Field{"rhs_dilate", &WindowDim::window_dilation}}) {
-    const std::string_view v = sub_value(inner, f.key);
-    if (v.empty()) continue;
-    parts.clear();
-    split_x(v, &parts);
+  for (const Field f : {Field{kSize, &WindowDimension::size}, Field{kStride, &WindowDimension::stride},
+                        Field{kLhsDilate, &WindowDimension::base_dilation},
+                        Field{kRhsDilate, &WindowDimension::window_dilation}}) {
+    if (values[f.key].empty()) continue;
+    split_x(values[f.key], &parts);
     if (parts.size() != rank) return false;
     for (std::size_t i = 0; i < rank; ++i)
       if (!parse_int(parts[i], &((*out)[i].*f.member))) return false;
   }
-  if (const std::string_view v = sub_value(inner, "pad"); !v.empty()) {
-    parts.clear();
-    split_x(v, &parts);
+  if (!values[kPad].empty()) {
+    split_x(values[kPad], &parts);
     if (parts.size() != rank) return false;
     for (std::size_t i = 0; i < rank; ++i) {
       // "lo_hi"; a negative pad prints as "-1_-1".
@@ -240,39 +272,38 @@ bool parse_window(std::string_view text, std::vector<WindowDim>* out) {
         return false;
     }
   }
-  if (const std::string_view v = sub_value(inner, "rhs_reversal"); !v.empty()) {
-    parts.clear();
-    split_x(v, &parts);
+  if (!values[kRhsReversal].empty()) {
+    split_x(values[kRhsReversal], &parts);
     if (parts.size() != rank) return false;
     for (std::size_t i = 0; i < rank; ++i) (*out)[i].reversal = parts[i] == "1";
   }
-  for (const WindowDim& d : *out)
+  for (const WindowDimension& d : *out)
     if (d.size < 0 || d.stride < 1 || d.window_dilation < 1 || d.base_dilation < 1) return false;
   return true;
 }
 
-std::string format_window(const std::vector<WindowDim>& w) {
+std::string format_window(std::span<const WindowDimension> w) {
   auto join = [&](auto get) {
     std::string s;
     for (std::size_t i = 0; i < w.size(); ++i) s += (i ? "x" : "") + get(w[i]);
     return s;
   };
   auto any = [&](auto pred) {
-    for (const WindowDim& d : w)
+    for (const WindowDimension& d : w)
       if (pred(d)) return true;
     return false;
   };
-  std::string s = "{size=" + join([](const WindowDim& d) { return detail::cat(d.size); });
-  if (any([](const WindowDim& d) { return d.stride != 1; }))
-    s += " stride=" + join([](const WindowDim& d) { return detail::cat(d.stride); });
-  if (any([](const WindowDim& d) { return d.pad_low != 0 || d.pad_high != 0; }))
-    s += " pad=" + join([](const WindowDim& d) { return detail::cat(d.pad_low, "_", d.pad_high); });
-  if (any([](const WindowDim& d) { return d.base_dilation != 1; }))
-    s += " lhs_dilate=" + join([](const WindowDim& d) { return detail::cat(d.base_dilation); });
-  if (any([](const WindowDim& d) { return d.window_dilation != 1; }))
-    s += " rhs_dilate=" + join([](const WindowDim& d) { return detail::cat(d.window_dilation); });
-  if (any([](const WindowDim& d) { return d.reversal; }))
-    s += " rhs_reversal=" + join([](const WindowDim& d) { return std::string(d.reversal ? "1" : "0"); });
+  std::string s = "{size=" + join([](const WindowDimension& d) { return detail::cat(d.size); });
+  if (any([](const WindowDimension& d) { return d.stride != 1; }))
+    s += " stride=" + join([](const WindowDimension& d) { return detail::cat(d.stride); });
+  if (any([](const WindowDimension& d) { return d.pad_low != 0 || d.pad_high != 0; }))
+    s += " pad=" + join([](const WindowDimension& d) { return detail::cat(d.pad_low, "_", d.pad_high); });
+  if (any([](const WindowDimension& d) { return d.base_dilation != 1; }))
+    s += " lhs_dilate=" + join([](const WindowDimension& d) { return detail::cat(d.base_dilation); });
+  if (any([](const WindowDimension& d) { return d.window_dilation != 1; }))
+    s += " rhs_dilate=" + join([](const WindowDimension& d) { return detail::cat(d.window_dilation); });
+  if (any([](const WindowDimension& d) { return d.reversal; }))
+    s += " rhs_reversal=" + join([](const WindowDimension& d) { return std::string(d.reversal ? "1" : "0"); });
   return s + "}";
 }
 
@@ -329,17 +360,6 @@ std::string format_dim_labels(const ConvDims& d, int input_rank, int kernel_rank
   return group(input_rank, d.input_batch, 'b', d.input_feature, 'f', d.input_spatial) + "_" +
          group(kernel_rank, d.kernel_input_feature, 'i', d.kernel_output_feature, 'o', d.kernel_spatial) + "->" +
          group(output_rank, d.output_batch, 'b', d.output_feature, 'f', d.output_spatial);
-}
-
-std::optional<nlohmann::json> backend_config_json(const HloInstruction& ins) {
-  std::string_view v = ins.attribute("backend_config");
-  if (v.empty()) return std::nullopt;
-  std::string text;
-  if (v.front() == '"' && v.size() >= 2) text = unescape(v.substr(1, v.size() - 2));
-  else text = std::string(v);
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return std::nullopt;
-  return j;
 }
 
 }  // namespace roofline::detail

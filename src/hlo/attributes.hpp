@@ -1,23 +1,30 @@
-// Typed readers (and, for the proto reader, writers) of the attribute text
-// the cost model needs: dot dimension numbers, convolution windows and
-// dim_labels, integer lists, GPU backend_config JSON.
+// Readers (and, for the proto reader, writers) of the attribute text the
+// cost model needs: dot dimension numbers, convolution windows and
+// dim_labels, integer lists, GPU backend_config JSON. The reader turns their
+// results into an instruction's typed attributes once
+// (src/hlo/typed_attributes.cc); nothing parses attribute text after that.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "absl/container/inlined_vector.h"
+
 #include "roofline/hlo/module.hpp"
 
 namespace roofline::detail {
 
-using IntList = std::vector<std::int64_t>;
+// Small lists (dimension numbers, windows) stay off the heap while they are read.
+using IntList = absl::InlinedVector<std::int64_t, 8>;
+using WindowList = absl::InlinedVector<WindowDimension, 4>;
 
-// "{1,0}" or "{}" -> the integers.
+// "{1,0}" or "{}" -> the integers. On failure `out` keeps those read before it.
 bool parse_int_list(std::string_view text, IntList* out);
 std::string format_int_list(const IntList& v);
 
@@ -30,18 +37,10 @@ bool dot_dims_from_attributes(const HloInstruction& dot, DotDims* out);
 // values may be JSON strings, as proto3 JSON writes them).
 bool dot_dims_from_json(const nlohmann::json& j, DotDims* out);
 
-struct WindowDim {
-  std::int64_t size = 1;
-  std::int64_t stride = 1;
-  std::int64_t pad_low = 0;
-  std::int64_t pad_high = 0;
-  std::int64_t window_dilation = 1;  // rhs_dilate
-  std::int64_t base_dilation = 1;    // lhs_dilate
-  bool reversal = false;
-};
-// "{size=3x3 stride=2x2 pad=1_1x1_1 lhs_dilate=1x1 rhs_dilate=1x1 rhs_reversal=0x1}"
-bool parse_window(std::string_view text, std::vector<WindowDim>* out);
-std::string format_window(const std::vector<WindowDim>& w);
+// "{size=3x3 stride=2x2 pad=1_1x1_1 lhs_dilate=1x1 rhs_dilate=1x1 rhs_reversal=0x1}";
+// "{}" is a window of rank 0. False for anything else (`out` is then unspecified).
+bool parse_window(std::string_view text, WindowList* out);
+std::string format_window(std::span<const WindowDimension> w);
 
 struct ConvDims {
   std::int64_t input_batch = 0, input_feature = 0;
@@ -55,9 +54,14 @@ struct ConvDims {
 bool parse_dim_labels(std::string_view text, ConvDims* out);
 std::string format_dim_labels(const ConvDims& d, int input_rank, int kernel_rank, int output_rank);
 
-// backend_config as JSON, whether printed raw ({...}) or as an escaped
-// string ("{\"a\":1}"); nullopt when absent or not JSON.
-std::optional<nlohmann::json> backend_config_json(const HloInstruction& ins);
+// `{{0,1},{1,2}}` (source_target_pairs) without a list per list: every
+// integer in `values`, and where each list starts in it. False where
+// parse_int_lists fails (roofline/hlo/replica_groups.hpp).
+bool read_int_lists(std::string_view text, IntList* values, IntList* starts);
+
+// replica_groups= read for its sizes only (roofline/hlo/replica_groups.hpp
+// lists the devices): nullopt where parse_replica_groups fails.
+std::optional<ReplicaGroupSizes> read_replica_group_sizes(std::string_view text);
 
 // A JSON integer that proto3 JSON may have written as a string ("10").
 bool json_int(const nlohmann::json& j, std::int64_t* out);

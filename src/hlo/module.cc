@@ -2,6 +2,7 @@
 #include <string>
 
 #include "roofline/detail/cat.hpp"
+#include "roofline/detail/status_macros.hpp"
 #include "roofline/hlo/module.hpp"
 #include "src/hlo/module_data.hpp"
 
@@ -68,19 +69,25 @@ const HloInstruction* HloModule::instruction(std::string_view n) const {
 
 namespace detail {
 
-bool is_computation_attribute(std::string_view key) {
+std::string_view computation_role(std::string_view key) {
+  // Roles are compared on every called() lookup; returning these literals
+  // keeps their bytes in one hot place instead of in the module's text.
+  auto is = [key](std::string_view role) { return key == role ? role : std::string_view(); };
   switch (key.size()) {  // most keys are of other lengths and cost one compare
-    case 4: return key == "body";
-    case 5: return key == "calls";
-    case 6: return key == "select";
-    case 7: return key == "scatter";
-    case 8: return key == "to_apply";
-    case 9: return key == "condition";
-    case 10: return key == "comparator";
-    case 16: return key == "true_computation";
-    case 17: return key == "false_computation";
-    case 19: return key == "branch_computations" || key == "called_computations";
-    default: return false;
+    case 4: return is("body");
+    case 5: return is("calls");
+    case 6: return is("select");
+    case 7: return is("scatter");
+    case 8: return is("to_apply");
+    case 9: return is("condition");
+    case 10: return is("comparator");
+    case 16: return is("true_computation");
+    case 17: return is("false_computation");
+    case 19: {
+      const std::string_view r = is("branch_computations");
+      return r.empty() ? is("called_computations") : r;
+    }
+    default: return {};
   }
 }
 
@@ -162,6 +169,22 @@ inline bool same_name(std::string_view a, std::string_view b) {
   return a.size() == b.size() && (a.empty() || (a.back() == b.back() && a.front() == b.front() && a == b));
 }
 
+// The computations `ins` calls, in the order its attributes name them.
+absl::Status link_called(HloModuleData& d, HloInstruction& ins, const LinkError& error) {
+  ins.called_computations.clear();
+  for (const HloAttribute& a : ins.attributes) {
+    const std::string_view role = computation_role(a.key);
+    if (role.empty()) continue;
+    for (std::string_view cn : computation_names(a.value)) {
+      auto it = d.computation_index.find(cn);
+      if (it == d.computation_index.end())
+        return error(cn, detail::cat("instruction '", ins.name, "' calls '", cn, "', which is not defined"));
+      ins.called_computations.push_back({role, &d.computations[it->second]});
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status link_module(HloModuleData& d, const LinkError& error) {
@@ -227,17 +250,9 @@ absl::Status link_module(HloModuleData& d, const LinkError& error) {
         operands.push_back(found);
       }
       ins.operands = d.arena.store_array(std::span<const HloInstruction* const>(operands));
-      ins.called_computations.clear();
-      for (const HloAttribute& a : ins.attributes) {
-        if (!is_computation_attribute(a.key)) continue;
-        for (std::string_view cn : computation_names(a.value)) {
-          auto it = d.computation_index.find(cn);
-          if (it == d.computation_index.end())
-            return error(cn, detail::cat("instruction '", ins.name, "' calls '", cn, "', which is not defined"));
-          ins.called_computations.push_back({a.key, &d.computations[it->second]});
-        }
-      }
+      ROOFLINE_RETURN_IF_ERROR(link_called(d, ins, error));
       resolve_frame(d.stack_frames, ins.metadata);
+      read_typed_attributes(ins, d.arena);
     }
   }
   return absl::OkStatus();

@@ -109,16 +109,23 @@ struct HloModuleData {
 using LinkError = std::function<absl::Status(std::string_view at, const std::string& message)>;
 
 // Resolves every operand and called-computation name, sets parents, roots and
-// the module pointer, indexes names, and fills source_file/source_line from
-// the stack-frame table. The readers call it once everything is parsed.
+// the module pointer, indexes names, fills source_file/source_line from the
+// stack-frame table and reads every instruction's typed attributes. The
+// readers call it once everything is parsed.
 absl::Status link_module(HloModuleData& data, const LinkError& error);
+
+// Reads the attributes the cost model needs from `ins.attributes` into
+// `ins.typed` (stored in `arena`; roofline/hlo/attributes.hpp). Needs the
+// opcode classified; never fails (unreadable values are recorded as such).
+void read_typed_attributes(HloInstruction& ins, StringArena& arena);
 
 // Sets opcode (and wrapped_opcode for async sugar such as
 // "reduce-scatter-start") from opcode_name.
 void classify_opcode(HloInstruction& ins);
 
-// The roles (attribute keys) whose values name computations.
-bool is_computation_attribute(std::string_view key);
+// The role (attribute key) `key` names when its value names computations
+// (`calls`, `to_apply`, `body`, ...), as a string literal; empty otherwise.
+std::string_view computation_role(std::string_view key);
 
 // The computation names in a role's value: "%c", "{%a, %b}".
 std::vector<std::string_view> computation_names(std::string_view value);

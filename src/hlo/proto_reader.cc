@@ -1,7 +1,8 @@
 // Binary HloProto / HloModuleProto into the same model as HLO text. The
-// fields the cost model reads are rendered as the attribute text HLO prints
-// (dimensions={1}, window={...}, dim_labels=..., replica_groups=...), so one
-// set of attribute readers serves both formats.
+// fields are rendered as the attribute text HLO prints (dimensions={1},
+// window={...}, dim_labels=..., replica_groups=...), and link_module reads
+// the typed attributes from that text, as for HLO text: one set of attribute
+// readers serves both formats, so both give the same typed attributes.
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/arena.h>
 
@@ -16,95 +17,12 @@
 #include "roofline/hlo/reader.hpp"
 #include "src/hlo/attributes.hpp"
 #include "src/hlo/module_data.hpp"
+#include "src/hlo/proto_wire_error.hpp"
 
 namespace roofline {
 namespace {
 
 namespace pb = ::roofline::hlo;
-using google::protobuf::Descriptor;
-using google::protobuf::FieldDescriptor;
-
-// ---- locating a wire-format error --------------------------------------
-
-struct WireError {
-  std::size_t offset = 0;
-  std::string message;
-};
-
-bool read_varint(const unsigned char* p, std::size_t end, std::size_t* pos, std::uint64_t* out) {
-  std::uint64_t v = 0;
-  for (int shift = 0; shift < 64; shift += 7) {
-    if (*pos >= end) return false;
-    const unsigned char b = p[(*pos)++];
-    v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
-    if (!(b & 0x80)) {
-      *out = v;
-      return true;
-    }
-  }
-  return false;
-}
-
-// Walks the message of type `d` in p[begin, end) as libprotobuf would and
-// reports the first place it cannot continue. Sub-messages of known message
-// fields are walked too; everything else is skipped by wire type.
-bool find_wire_error(const unsigned char* p, std::size_t begin, std::size_t end, const Descriptor* d, int depth,
-                     WireError* err) {
-  if (depth > 100) {
-    *err = {begin, "messages nested more than 100 deep"};
-    return true;
-  }
-  std::size_t pos = begin;
-  while (pos < end) {
-    const std::size_t tag_at = pos;
-    std::uint64_t tag;
-    if (!read_varint(p, end, &pos, &tag)) {
-      *err = {tag_at, "truncated or malformed field tag"};
-      return true;
-    }
-    const std::uint64_t field = tag >> 3;
-    const int wire = static_cast<int>(tag & 7);
-    if (field == 0) {
-      *err = {tag_at, "field number 0"};
-      return true;
-    }
-    std::uint64_t v;
-    switch (wire) {
-      case 0:
-        if (!read_varint(p, end, &pos, &v)) {
-          *err = {tag_at, detail::cat("truncated varint in field ", field)};
-          return true;
-        }
-        break;
-      case 1:
-      case 5: {
-        const std::size_t n = wire == 1 ? 8 : 4;
-        if (end - pos < n) {
-          *err = {tag_at, detail::cat("truncated fixed", n * 8, " field ", field)};
-          return true;
-        }
-        pos += n;
-        break;
-      }
-      case 2: {
-        if (!read_varint(p, end, &pos, &v) || v > end - pos) {
-          *err = {tag_at, detail::cat("truncated length-delimited field ", field)};
-          return true;
-        }
-        const FieldDescriptor* f = d ? d->FindFieldByNumber(static_cast<int>(field)) : nullptr;
-        if (f && f->type() == FieldDescriptor::TYPE_MESSAGE &&
-            find_wire_error(p, pos, pos + v, f->message_type(), depth + 1, err))
-          return true;
-        pos += v;
-        break;
-      }
-      default:
-        *err = {tag_at, detail::cat("unsupported wire type ", wire, " in field ", field)};
-        return true;
-    }
-  }
-  return false;
-}
 
 // ---- conversion ----------------------------------------------------------
 
@@ -307,7 +225,24 @@ class Converter {
                        .stack_frame_id = i.metadata().stack_frame_id()};
     ins.metadata = m;
 
-    // Attributes, in the spelling HLO text uses.
+    // Attributes, in the spelling (and the order) HLO text uses.
+    array_attributes(i, ins);
+    window_and_convolution(i, ins);
+    more_array_attributes(i);
+    collective_attributes(i, ins);
+    flag_attributes(i);
+    called_computations(i, ins.opcode);
+    if (!i.backend_config().empty()) {
+      const std::string& b = i.backend_config();
+      // JSON configs print raw ({...}); anything else as a quoted string.
+      attr("backend_config", b.front() == '{' ? b : "\"" + b + "\"");
+    }
+    ins.attributes = d_.arena.store_array(std::span<const HloAttribute>(attributes_));
+    return absl::OkStatus();
+  }
+
+  // kind=, index=, dimensions= (printed for the ops whose text always has it).
+  void array_attributes(const pb::HloInstructionProto& i, const HloInstruction& ins) {
     if (!i.fusion_kind().empty()) attr("kind", i.fusion_kind());
     const HloOpcode op = ins.opcode;
     if (op == HloOpcode::kGetTupleElement) attr("index", detail::cat(i.tuple_index()));
@@ -316,8 +251,12 @@ class Converter {
       detail::IntList v(i.dimensions().begin(), i.dimensions().end());
       attr("dimensions", detail::format_int_list(v));
     }
+  }
+
+  // window=, dim_labels=, feature_group_count=, batch_group_count=.
+  void window_and_convolution(const pb::HloInstructionProto& i, const HloInstruction& ins) {
     if (i.window().dimensions_size() > 0) {
-      std::vector<detail::WindowDim> w;
+      std::vector<WindowDimension> w;
       for (const pb::WindowDimension& d : i.window().dimensions())
         w.push_back({.size = d.size(),
                      .stride = d.stride() > 0 ? d.stride() : 1,
@@ -348,6 +287,11 @@ class Converter {
     }
     if (i.feature_group_count() > 1) attr("feature_group_count", detail::cat(i.feature_group_count()));
     if (i.batch_group_count() > 1) attr("batch_group_count", detail::cat(i.batch_group_count()));
+  }
+
+  // slice=, dynamic_slice_sizes=, padding=, the dot dims, fft_length=,
+  // direction=, slice_sizes=.
+  void more_array_attributes(const pb::HloInstructionProto& i) {
     if (i.slice_dimensions_size() > 0) {
       std::string s = "{";
       for (int k = 0; k < i.slice_dimensions_size(); ++k) {
@@ -385,6 +329,12 @@ class Converter {
     if (!i.comparison_direction().empty()) attr("direction", i.comparison_direction());
     if (i.gather_slice_sizes_size() > 0)
       attr("slice_sizes", detail::format_int_list({i.gather_slice_sizes().begin(), i.gather_slice_sizes().end()}));
+  }
+
+  // channel_id=, replica_groups= (iota, explicit, or {} for the collectives
+  // whose text always has it), use_global_device_ids=, source_target_pairs=.
+  void collective_attributes(const pb::HloInstructionProto& i, const HloInstruction& ins) {
+    const HloOpcode op = ins.opcode;
     if (i.channel_id() > 0) attr("channel_id", detail::cat(i.channel_id()));
     if (i.has_collective_device_list() && i.collective_device_list().has_iota_replica_group_list()) {
       const pb::IotaReplicaGroupListProto& g = i.collective_device_list().iota_replica_group_list();
@@ -413,6 +363,10 @@ class Converter {
         s += detail::cat(k ? ",{" : "{", i.source_target_pairs(k).source(), ",", i.source_target_pairs(k).target(), "}");
       attr("source_target_pairs", s + "}");
     }
+  }
+
+  // custom_call_target= and the flags and small fields HLO prints when set.
+  void flag_attributes(const pb::HloInstructionProto& i) {
     if (!i.custom_call_target().empty()) attr("custom_call_target", "\"" + i.custom_call_target() + "\"");
     if (i.is_host_transfer()) attr("is_host_transfer", "true");
     if (i.k() > 0) attr("k", detail::cat(i.k()));
@@ -424,33 +378,27 @@ class Converter {
       attr("mantissa_bits", detail::cat(i.mantissa_bits()));
     }
     if (!i.async_execution_thread().empty()) attr("async_execution_thread", "\"" + i.async_execution_thread() + "\"");
+  }
 
-    // Called computations, under the role HLO text prints them with.
+  // Called computations, under the role HLO text prints them with.
+  void called_computations(const pb::HloInstructionProto& i, HloOpcode op) {
     const auto& called = i.called_computation_ids();
-    if (called.size() > 0) {
-      if (op == HloOpcode::kWhile && called.size() == 2) {  // XLA stores {body, condition}
-        attr("condition", computation_ref(called[1]));
-        attr("body", computation_ref(called[0]));
-      } else if (op == HloOpcode::kSelectAndScatter && called.size() == 2) {
-        attr("select", computation_ref(called[0]));
-        attr("scatter", computation_ref(called[1]));
-      } else if (op == HloOpcode::kConditional || op == HloOpcode::kCustomCall || called.size() > 1) {
-        std::string s = "{";
-        for (int k = 0; k < called.size(); ++k) s += (k ? ", " : "") + computation_ref(called[k]);
-        attr(op == HloOpcode::kConditional ? "branch_computations" : "called_computations", s + "}");
-      } else if (op == HloOpcode::kFusion || op == HloOpcode::kAsyncStart) {
-        attr("calls", computation_ref(called[0]));
-      } else {
-        attr("to_apply", computation_ref(called[0]));
-      }
+    if (called.size() == 0) return;
+    if (op == HloOpcode::kWhile && called.size() == 2) {  // XLA stores {body, condition}
+      attr("condition", computation_ref(called[1]));
+      attr("body", computation_ref(called[0]));
+    } else if (op == HloOpcode::kSelectAndScatter && called.size() == 2) {
+      attr("select", computation_ref(called[0]));
+      attr("scatter", computation_ref(called[1]));
+    } else if (op == HloOpcode::kConditional || op == HloOpcode::kCustomCall || called.size() > 1) {
+      std::string s = "{";
+      for (int k = 0; k < called.size(); ++k) s += (k ? ", " : "") + computation_ref(called[k]);
+      attr(op == HloOpcode::kConditional ? "branch_computations" : "called_computations", s + "}");
+    } else if (op == HloOpcode::kFusion || op == HloOpcode::kAsyncStart) {
+      attr("calls", computation_ref(called[0]));
+    } else {
+      attr("to_apply", computation_ref(called[0]));
     }
-    if (!i.backend_config().empty()) {
-      const std::string& b = i.backend_config();
-      // JSON configs print raw ({...}); anything else as a quoted string.
-      attr("backend_config", b.front() == '{' ? b : "\"" + b + "\"");
-    }
-    ins.attributes = d_.arena.store_array(std::span<const HloAttribute>(attributes_));
-    return absl::OkStatus();
   }
 
   detail::HloModuleData& d_;
@@ -487,11 +435,11 @@ absl::StatusOr<HloModule> parse_hlo_proto(std::string_view bytes, std::string_vi
   } else {
     // When neither reading is well-formed protobuf, report the wire error of
     // the one that got further into the bytes.
-    WireError as_module, as_proto;
+    detail::WireError as_module, as_proto;
     const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-    if (find_wire_error(p, 0, bytes.size(), pb::HloModuleProto::descriptor(), 0, &as_module) &&
-        find_wire_error(p, 0, bytes.size(), pb::HloProto::descriptor(), 0, &as_proto)) {
-      const WireError& e = as_proto.offset > as_module.offset ? as_proto : as_module;
+    if (detail::find_wire_error(p, 0, bytes.size(), pb::HloModuleProto::descriptor(), 0, &as_module) &&
+        detail::find_wire_error(p, 0, bytes.size(), pb::HloProto::descriptor(), 0, &as_proto)) {
+      const detail::WireError& e = as_proto.offset > as_module.offset ? as_proto : as_module;
       return absl::InvalidArgumentError(detail::cat(origin, ": byte ", e.offset, ": ", e.message));
     }
     return absl::InvalidArgumentError(

@@ -94,6 +94,58 @@ bool parse_tile(Cursor& c, Tile* tile) {
   }
 }
 
+// The items after ':' in a layout: T(..)(..) tiles, L(n), E(n), S(n), M(n)
+// kept; SC(..), D(..), #(..), *(..) and P(shape) read and dropped.
+bool parse_layout_items(Cursor& c, Layout& l, int depth) {
+  for (;;) {
+    c.skip_space();
+    const char k = c.peek();
+    if (k == '}' || c.at_end()) break;
+    if (k == 'T') {
+      c.advance();
+      if (c.peek() != '(') return c.fail("'(' after T");
+      while (c.peek() == '(') {
+        Tile t;
+        if (!parse_tile(c, &t)) return false;
+        if (l.tiles.size() >= 8) return c.fail("at most 8 levels of tiling");
+        l.tiles.push_back(std::move(t));
+      }
+    } else if (k == 'L') {
+      c.advance();
+      if (!paren_int(c, &l.tail_padding_alignment_in_elements, "an element count")) return false;
+      if (l.tail_padding_alignment_in_elements < 1) return c.fail("a positive L(n)");
+    } else if (k == 'E') {
+      c.advance();
+      if (!paren_int(c, &l.element_size_in_bits, "a bit width")) return false;
+      if (l.element_size_in_bits < 0 || l.element_size_in_bits > 1024) return c.fail("an element size of 0..1024 bits");
+    } else if (k == 'S' && c.peek(1) == 'C') {
+      c.advance(2);
+      if (!skip_parens(c)) return false;
+    } else if (k == 'S') {
+      c.advance();
+      if (!paren_int(c, &l.memory_space, "a memory space")) return false;
+      if (l.memory_space < 0) return c.fail("a non-negative memory space");
+    } else if (k == 'M') {
+      c.advance();
+      if (!paren_int(c, &l.dynamic_shape_metadata_prefix_bytes, "a byte count")) return false;
+      if (l.dynamic_shape_metadata_prefix_bytes < 0) return c.fail("a non-negative M(n)");
+    } else if (k == 'D' || k == '#' || k == '*') {
+      c.advance();
+      if (!skip_parens(c)) return false;
+    } else if (k == 'P') {
+      c.advance();
+      if (!c.expect('(', "'(' after P")) return false;
+      Shape physical;
+      if (!parse_shape_at(c, &physical, depth + 1)) return false;
+      c.skip_space();
+      if (!c.expect(')', "')' after the physical shape")) return false;
+    } else {
+      return c.fail("a layout item (T, L, E, S, M, D, SC, P, # or *) or '}'");
+    }
+  }
+  return true;
+}
+
 bool parse_layout(Cursor& c, Shape* s, int depth) {
   Layout& l = s->layout;
   s->has_layout = true;
@@ -113,54 +165,7 @@ bool parse_layout(Cursor& c, Shape* s, int depth) {
       c.skip_space();
     }
   }
-  if (c.consume(':')) {
-    for (;;) {
-      c.skip_space();
-      const char k = c.peek();
-      if (k == '}' || c.at_end()) break;
-      if (k == 'T') {
-        c.advance();
-        if (c.peek() != '(') return c.fail("'(' after T");
-        while (c.peek() == '(') {
-          Tile t;
-          if (!parse_tile(c, &t)) return false;
-          if (l.tiles.size() >= 8) return c.fail("at most 8 levels of tiling");
-          l.tiles.push_back(std::move(t));
-        }
-      } else if (k == 'L') {
-        c.advance();
-        if (!paren_int(c, &l.tail_padding_alignment_in_elements, "an element count")) return false;
-        if (l.tail_padding_alignment_in_elements < 1) return c.fail("a positive L(n)");
-      } else if (k == 'E') {
-        c.advance();
-        if (!paren_int(c, &l.element_size_in_bits, "a bit width")) return false;
-        if (l.element_size_in_bits < 0 || l.element_size_in_bits > 1024) return c.fail("an element size of 0..1024 bits");
-      } else if (k == 'S' && c.peek(1) == 'C') {
-        c.advance(2);
-        if (!skip_parens(c)) return false;
-      } else if (k == 'S') {
-        c.advance();
-        if (!paren_int(c, &l.memory_space, "a memory space")) return false;
-        if (l.memory_space < 0) return c.fail("a non-negative memory space");
-      } else if (k == 'M') {
-        c.advance();
-        if (!paren_int(c, &l.dynamic_shape_metadata_prefix_bytes, "a byte count")) return false;
-        if (l.dynamic_shape_metadata_prefix_bytes < 0) return c.fail("a non-negative M(n)");
-      } else if (k == 'D' || k == '#' || k == '*') {
-        c.advance();
-        if (!skip_parens(c)) return false;
-      } else if (k == 'P') {
-        c.advance();
-        if (!c.expect('(', "'(' after P")) return false;
-        Shape physical;
-        if (!parse_shape_at(c, &physical, depth + 1)) return false;
-        c.skip_space();
-        if (!c.expect(')', "')' after the physical shape")) return false;
-      } else {
-        return c.fail("a layout item (T, L, E, S, M, D, SC, P, # or *) or '}'");
-      }
-    }
-  }
+  if (c.consume(':') && !parse_layout_items(c, l, depth)) return false;
   c.skip_space();
   if (!c.expect('}', "'}' to close the layout")) return false;
   if (s->rank() == 0 && l == Layout{}) s->has_layout = false;  // "f32[]{}" says nothing

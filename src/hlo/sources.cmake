@@ -6,9 +6,23 @@ list(APPEND ROOFLINE_SOURCES
   src/hlo/module.cc
   src/hlo/text_parser.cc
   src/hlo/proto_reader.cc
+  src/hlo/proto_wire_error.cc
   src/hlo/attributes.cc
+  src/hlo/typed_attributes.cc
+  src/hlo/backend_config.cc
   src/hlo/replica_groups.cc
-  src/hlo/cost.cc
+  # The cost model: one file per opcode family (src/hlo/cost/handlers.hpp).
+  src/hlo/cost/dispatch.cc
+  src/hlo/cost/common.cc
+  src/hlo/cost/elementwise.cc
+  src/hlo/cost/dot_conv.cc
+  src/hlo/cost/reduce.cc
+  src/hlo/cost/data_movement.cc
+  src/hlo/cost/sort_fft_linalg.cc
+  src/hlo/cost/collective.cc
+  src/hlo/cost/control.cc
+  src/hlo/cost/custom_call.cc
+  src/hlo/cost/fusion.cc
   src/hlo/predict.cc
   src/hlo/read_file.cc)
 

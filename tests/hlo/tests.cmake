@@ -8,5 +8,9 @@ roofline_add_test(hlo_test
   hlo/predict_test.cc
   hlo/real_data_test.cc
   hlo/cli_hlo_test.cc
-  LIBS nlohmann_json::nlohmann_json)
+  hlo/attributes_test.cc
+  LIBS nlohmann_json::nlohmann_json protobuf::libprotobuf)
+# attributes_test.cc writes HloProtos with the generated classes of
+# src/hlo/proto/hlo_subset.proto (compiled into the library).
+target_include_directories(hlo_test PRIVATE ${ROOFLINE_HLO_PROTO_DIR})
 add_dependencies(hlo_test roofline_cli)

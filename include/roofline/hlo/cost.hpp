@@ -113,7 +113,8 @@ struct HloCost {
 HloCost cost(const HloInstruction& instruction);
 
 // The trip count XLA recorded in a while's backend_config
-// ({"known_trip_count":{"n":"10"}}), if any.
+// ({"known_trip_count":{"n":"10"}}), if any: HloTypedAttributes::known_trip_count,
+// read by the reader (nullopt for an instruction that is not a while).
 std::optional<std::int64_t> known_trip_count(const HloInstruction& while_instruction);
 
 // HBM bytes of a shape: padded bytes of its array leaves in device memory.

@@ -5,7 +5,8 @@
 // Every instruction keeps its attributes as the text HLO prints after `key=`
 // (`dimensions={1}`, `window={size=3x3 pad=1_1x1_1}`, `replica_groups=[4,2]<=[2,4]T(1,0)`,
 // `backend_config={...}`), so attributes no one models are preserved, not
-// rejected; the cost model parses the few it needs (src/hlo/attributes.hpp).
+// rejected. The few the cost model needs are also read once, by the reader,
+// into typed fields (HloInstruction::typed, roofline/hlo/attributes.hpp).
 //
 // Strings (names, attribute text) and the operand and attribute lists are
 // views into storage the module owns: they live as long as the module. A
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "roofline/hlo/attributes.hpp"
 #include "roofline/hlo/opcode.hpp"
 #include "roofline/hlo/shape.hpp"
 
@@ -71,7 +73,11 @@ struct HloInstruction {
   std::int64_t parameter_number = -1;  // parameter(N)
   std::string_view literal;            // constant(...): the text inside the parentheses
 
-  std::span<const HloAttribute> attributes;  // in the order written
+  std::span<const HloAttribute> attributes;  // in the order written, as printed
+  // The attributes the cost model reads (dot dimension numbers, windows,
+  // replica groups, trip count, ...), typed and read once by the reader.
+  // Never null: an instruction with none points to kNoTypedAttributes.
+  const HloTypedAttributes* typed = &kNoTypedAttributes;
   absl::InlinedVector<CalledComputation, 1> called_computations;
   OpMetadata metadata;
 
