@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "roofline/chip.hpp"
+#include "roofline/chip_identity.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/report/units.hpp"
 #include "roofline/trace/op_stats.hpp"
@@ -44,8 +46,20 @@ nlohmann::json category_json(const CategoryStat& c) {
           {"total_s", c.total_s}, {"share", c.share}};
 }
 
+// Which chip a device is, and the model to show for it (as reported, or
+// inferred from its capabilities).
+IdentifiedChip identify(const Device& d) {
+  return identify_chip({.vendor = d.vendor,
+                        .model = d.model,
+                        .compute_capability_major = d.caps.compute_capability_major,
+                        .compute_capability_minor = d.caps.compute_capability_minor,
+                        .core_count = d.caps.core_count,
+                        .memory_bytes = d.caps.memory_bytes});
+}
+
 nlohmann::json device_json(const Trace& t, const DeviceStats& d) {
   const Device& dev = t.devices[d.device];
+  const IdentifiedChip id = identify(dev);
   nlohmann::json gaps = nlohmann::json::array();
   for (const IdleGap& g : d.idle_gaps) {
     nlohmann::json host = nlohmann::json::array();
@@ -61,9 +75,9 @@ nlohmann::json device_json(const Trace& t, const DeviceStats& d) {
           {"name", d.name},
           {"host", d.host},
           {"kind", device_kind_name(dev.kind)},
-          {"model", d.model},
-          {"model_inferred", dev.model_inferred},
-          {"chip", d.chip ? nlohmann::json(d.chip->name) : nlohmann::json(nullptr)},
+          {"model", id.model},
+          {"model_inferred", id.inferred},
+          {"chip", id.chip ? nlohmann::json(id.chip->name) : nlohmann::json(nullptr)},
           {"peak_flops_per_s", opt_num(dev.caps.peak_flops_per_s)},
           {"hbm_bytes_per_s", opt_num(dev.caps.hbm_bytes_per_s)},
           {"op_events", d.op_events},
@@ -117,9 +131,10 @@ void print_text(const Trace& t, const TraceStats& s, std::size_t top) {
     std::string steps = "-";
     if (d.steps)
       steps = cat(d.steps->count, " x ", format_seconds(d.steps->median_s), d.steps->from_host ? " (host)" : "");
+    const IdentifiedChip id = identify(t.devices[d.device]);
     dev.add_row({d.host.empty() ? d.name : cat(d.host, ":", d.name),
-                 d.model.empty() ? "-" : d.model + (t.devices[d.device].model_inferred ? " (inferred)" : ""),
-                 d.chip ? d.chip->name : "-", cat(d.op_events), format_seconds(d.window_s),
+                 id.model.empty() ? "-" : id.model + (id.inferred ? " (inferred)" : ""),
+                 id.chip ? id.chip->name : "-", cat(d.op_events), format_seconds(d.window_s),
                  format_seconds(d.busy_s), format_seconds(d.idle_s), format_percent(d.duty_cycle),
                  format_seconds(d.compute_s), format_seconds(d.collective_s),
                  format_seconds(d.exposed_collective_s), format_seconds(d.data_movement_s), steps});

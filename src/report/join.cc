@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "absl/status/status.h"
+#include "roofline/chip_identity.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/hlo/reader.hpp"
 #include "roofline/trace/op_stats.hpp"
@@ -23,6 +24,17 @@ namespace {
 
 using detail::cat;
 using detail::OpCost;
+
+// The chip a measured device is and its model as shown (the trace records
+// only what the profiler reported).
+IdentifiedChip identify(const Device& d) {
+  return identify_chip({.vendor = d.vendor,
+                        .model = d.model,
+                        .compute_capability_major = d.caps.compute_capability_major,
+                        .compute_capability_minor = d.caps.compute_capability_minor,
+                        .core_count = d.caps.core_count,
+                        .memory_bytes = d.caps.memory_bytes});
+}
 
 // The HLO modules an op may come from: those the trace embeds (parsed on
 // first use) and those the user gave with --hlo.
@@ -179,7 +191,7 @@ absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& opti
   if (chip) {
     r.chip_source = "--chip";
     for (std::size_t i : selected) {
-      const Device& d = trace.devices[i];
+      const IdentifiedChip d = identify(trace.devices[i]);
       if (d.chip && d.chip->name != chip->name) {
         r.notes.push_back(cat("the trace says the devices are ", d.model, " (", d.chip->name,
                               "); predicting on ", chip->name, " as asked"));
@@ -188,16 +200,17 @@ absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& opti
     }
   } else {
     for (std::size_t i : selected)
-      if (trace.devices[i].chip) {
-        chip = trace.devices[i].chip;
-        r.chip_source = cat("detected from device '", trace.devices[i].model, "'");
+      if (const IdentifiedChip d = identify(trace.devices[i]); d.chip) {
+        chip = d.chip;
+        r.chip_source = cat("detected from device '", d.model, "'");
         break;
       }
     if (!chip) {
       const Device& d = trace.devices[selected.front()];
+      const std::string model = identify(d).model;
       return absl::InvalidArgumentError(
           cat(trace.source, ": cannot tell which chip device '", d.name, "' (",
-              d.model.empty() ? "no model name" : d.model, ") is; pass --chip NAME"));
+              model.empty() ? "no model name" : model, ") is; pass --chip NAME"));
     }
   }
   r.chip = chip->name;
@@ -330,8 +343,9 @@ absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& opti
   const TraceStats stats = compute_op_stats(trace, OpStatsOptions{.device_id = options.device_id});
   for (const DeviceStats& d : stats.devices) {
     if (std::find(selected.begin(), selected.end(), d.device) == selected.end()) continue;
+    const Chip* device_chip = identify(trace.devices[d.device]).chip;
     r.devices.push_back({.id = d.id, .name = d.name + (d.host.empty() ? "" : " @ " + d.host),
-                         .chip = d.chip ? d.chip->name : "", .busy_s = d.busy_s,
+                         .chip = device_chip ? device_chip->name : "", .busy_s = d.busy_s,
                          .idle_s = d.idle_s, .duty_cycle = d.duty_cycle});
     s.measured_s += d.busy_s;
     s.idle_s += d.idle_s;
