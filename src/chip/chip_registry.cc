@@ -2,7 +2,6 @@
 // from hardware/. A spec that fails to parse is a build defect; the chip
 // tests load every one, so it cannot ship.
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -45,23 +44,6 @@ std::string known_names() {
   return absl::StrJoin(names, ", ");
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return out;
-}
-
-// `name` occurs in `dev` and does not run on into a longer model number:
-// "Tesla V100" names "Tesla V100-SXM2-16GB" but not "Tesla V100S-PCIE-32GB",
-// "AMD Instinct MI250" not "AMD Instinct MI250X".
-bool denotes(std::string_view dev, std::string_view name) {
-  for (std::size_t at = dev.find(name); at != std::string_view::npos; at = dev.find(name, at + 1)) {
-    const std::size_t end = at + name.size();
-    if (end == dev.size() || !std::isalnum(static_cast<unsigned char>(dev[end]))) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 std::span<const Chip> embedded_chips() { return registry(); }
@@ -87,17 +69,7 @@ absl::StatusOr<Chip> resolve_chip(const std::string& name_or_path) {
   return c.status();
 }
 
-const Chip* chip_for_device_name(std::string_view device_name) {
-  const std::string dev = lower(device_name);
-  const Chip* best = nullptr;
-  std::size_t best_len = 0;
-  for (const Chip& c : registry())
-    for (const std::string& n : c.device_names)
-      if (n.size() > best_len && denotes(dev, lower(n))) {
-        best = &c;
-        best_len = n.size();
-      }
-  return best;
-}
+// chip_for_device_name() is in identify.cc, with the rest of device -> chip
+// identification (roofline/chip_identity.hpp).
 
 }  // namespace roofline

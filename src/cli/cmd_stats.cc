@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <string>
 
+#include "roofline/chip.hpp"
+#include "roofline/chip_identity.hpp"
+#include "roofline/match/identify.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/text_table.hpp"
 #include "roofline/format/units.hpp"
@@ -43,9 +46,10 @@ void print_text(const Trace& t, const TraceStats& s, std::size_t top) {
     std::string steps = "-";
     if (d.steps)
       steps = cat(d.steps->count, " x ", format_seconds(d.steps->median_s), d.steps->from_host ? " (host)" : "");
+    const IdentifiedChip id = identify_device(t.devices[d.device]);
     dev.add_row({d.host.empty() ? d.name : cat(d.host, ":", d.name),
-                 d.model.empty() ? "-" : d.model + (t.devices[d.device].model_inferred ? " (inferred)" : ""),
-                 d.chip ? d.chip->name : "-", cat(d.op_events), format_seconds(d.window_s),
+                 id.model.empty() ? "-" : id.model + (id.inferred ? " (inferred)" : ""),
+                 id.chip ? id.chip->name : "-", cat(d.op_events), format_seconds(d.window_s),
                  format_seconds(d.busy_s), format_seconds(d.idle_s), format_percent(d.duty_cycle),
                  format_seconds(d.compute_s), format_seconds(d.collective_s),
                  format_seconds(d.exposed_collective_s), format_seconds(d.data_movement_s), steps});

@@ -11,7 +11,16 @@ namespace roofline {
 
 using detail::cat;
 
-const Chip* reported_chip(const Device& device) { return device.chip; }
+IdentifiedChip identify_device(const Device& d) {
+  return identify_chip({.vendor = d.vendor,
+                        .model = d.model,
+                        .compute_capability_major = d.caps.compute_capability_major,
+                        .compute_capability_minor = d.caps.compute_capability_minor,
+                        .core_count = d.caps.core_count,
+                        .memory_bytes = d.caps.memory_bytes});
+}
+
+const Chip* reported_chip(const Device& device) { return identify_device(device).chip; }
 
 absl::StatusOr<std::vector<std::size_t>> select_devices(const Trace& trace, std::optional<int> device_id) {
   std::vector<std::size_t> selected;
@@ -42,7 +51,8 @@ absl::StatusOr<ChipChoice> decide_chip(const Trace& trace, std::span<const std::
       const Device& d = trace.devices[i];
       const Chip* reported = reported_chip(d);
       if (reported && reported->name != given->name) {
-        c.note = cat("the trace says the devices are ", d.model, " (", reported->name, "); predicting on ",
+        c.note = cat("the trace says the devices are ", identify_device(d).model, " (", reported->name,
+                     "); predicting on ",
                      given->name, " as asked");
         break;
       }
@@ -51,11 +61,13 @@ absl::StatusOr<ChipChoice> decide_chip(const Trace& trace, std::span<const std::
   }
   for (std::size_t i : devices)
     if (const Chip* reported = reported_chip(trace.devices[i]))
-      return ChipChoice{.chip = reported, .source = cat("detected from device '", trace.devices[i].model, "'")};
+      return ChipChoice{.chip = reported,
+                        .source = cat("detected from device '", identify_device(trace.devices[i]).model, "'")};
   if (devices.empty()) return absl::InvalidArgumentError(cat(trace.source, ": no devices to tell the chip of"));
   const Device& d = trace.devices[devices.front()];
+  const std::string model = identify_device(d).model;
   return absl::InvalidArgumentError(cat(trace.source, ": cannot tell which chip device '", d.name, "' (",
-                                        d.model.empty() ? "no model name" : d.model, ") is; ",
+                                        model.empty() ? "no model name" : model, ") is; ",
                                         kSetChipAdvice));
 }
 

@@ -58,13 +58,14 @@ Json steps_json(const std::optional<StepStats>& s) {
 
 Json device_json(const Trace& t, const DeviceStats& d) {
   const Device& dev = t.devices[d.device];
-  const Chip* chip = reported_chip(dev);
+  const IdentifiedChip id = identify_device(dev);
+  const Chip* chip = id.chip;
   return Json::object({{"id", d.id},
                        {"name", d.name},
                        {"host", d.host},
                        {"kind", device_kind_name(dev.kind)},
-                       {"model", d.model},
-                       {"model_inferred", dev.model_inferred},
+                       {"model", id.model},
+                       {"model_inferred", id.inferred},
                        {"chip", chip ? Json(chip->name) : Json()},
                        {"peak_flops_per_s", dev.caps.peak_flops_per_s},
                        {"hbm_bytes_per_s", dev.caps.hbm_bytes_per_s},

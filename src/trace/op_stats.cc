@@ -171,121 +171,161 @@ std::optional<StepStats> step_stats(const std::vector<Step>& steps, bool from_ho
   return st;
 }
 
+// Host segments per host name, built on first use.
+class HostSegments {
+ public:
+  explicit HostSegments(const Trace& t) : t_(t) {}
+  const std::vector<Segment>& of(const std::string& host) {
+    auto it = by_host_.find(host);
+    if (it != by_host_.end()) return it->second;
+    std::vector<Segment> segs;
+    for (const Device& h : t_.hosts) {
+      if (!host.empty() && !h.host.empty() && h.host != host) continue;
+      std::vector<Segment> s = innermost_segments(h);
+      segs.insert(segs.end(), s.begin(), s.end());
+    }
+    return by_host_.emplace(host, std::move(segs)).first->second;
+  }
+
+ private:
+  const Trace& t_;
+  std::map<std::string, std::vector<Segment>> by_host_;
+};
+
+// One device's op events: self times per op row, and the intervals the
+// device was busy with each class of op.
+struct DeviceEvents {
+  absl::flat_hash_map<std::uint64_t, Accum> ops;
+  std::vector<Interval> busy, compute, collective, movement;
+  std::int64_t first = std::numeric_limits<std::int64_t>::max();
+  std::int64_t last = std::numeric_limits<std::int64_t>::min();
+  std::int64_t sync_self_ps = 0, events = 0;
+};
+
+// Also adds each event's self time to `all_ops`, the rows over all devices.
+DeviceEvents collect_events(const Trace& t, const Device& d, absl::flat_hash_map<std::uint64_t, Accum>& all_ops) {
+  DeviceEvents out;
+  for (const Event& e : d.events) {
+    const LineRole role = d.lines[e.line].role;
+    if (role != LineRole::kOps && role != LineRole::kAsyncOps) continue;
+    const bool async = role == LineRole::kAsyncOps;
+    ++out.events;
+    Accum& a = out.ops[row_key(e.op, async)];
+    a.async = async;
+    a.self_ps.push_back(e.self_ps);
+    Accum& g = all_ops[row_key(e.op, async)];
+    g.async = async;
+    g.self_ps.push_back(e.self_ps);
+    if (async) continue;
+    out.sync_self_ps += e.self_ps;
+    out.first = std::min(out.first, e.start_ps);
+    out.last = std::max(out.last, e.end_ps());
+    const Interval iv{e.start_ps, e.end_ps()};
+    out.busy.push_back(iv);
+    switch (t.ops[e.op].op_class) {
+      case OpClass::kCompute: out.compute.push_back(iv); break;
+      case OpClass::kCollective: out.collective.push_back(iv); break;
+      case OpClass::kDataMovement: out.movement.push_back(iv); break;
+    }
+  }
+  return out;
+}
+
+// What the host was doing during a gap: per host event name, the time it was
+// innermost, largest first.
+std::vector<HostActivity> host_activity(const Trace& t, const std::vector<Segment>& segs, const Interval& g,
+                                        std::size_t keep) {
+  absl::flat_hash_map<std::uint32_t, std::int64_t> by_op;
+  for (const Segment& s : segs) {
+    const std::int64_t a = std::max(s.start, g.start), b = std::min(s.end, g.end);
+    if (b > a) by_op[s.op] += b - a;
+  }
+  std::map<std::string, std::int64_t> by_name;
+  for (const auto& [op, ps] : by_op) by_name[t.ops[op].name] += ps;
+  std::vector<HostActivity> out;
+  for (const auto& [name, ps] : by_name) out.push_back({.name = name, .overlap_s = static_cast<double>(ps) * kPs});
+  std::sort(out.begin(), out.end(), [](const HostActivity& a, const HostActivity& b) {
+    return a.overlap_s != b.overlap_s ? a.overlap_s > b.overlap_s : a.name < b.name;
+  });
+  if (out.size() > keep) out.resize(keep);
+  return out;
+}
+
+// Idle gaps between busy stretches, largest first.
+std::vector<IdleGap> idle_gaps(const Trace& t, const std::vector<Interval>& busy_u, const std::vector<Segment>* segs,
+                               const OpStatsOptions& options) {
+  std::vector<Interval> gaps;
+  for (std::size_t i = 1; i < busy_u.size(); ++i) gaps.push_back({busy_u[i - 1].end, busy_u[i].start});
+  std::sort(gaps.begin(), gaps.end(), [](const Interval& a, const Interval& b) {
+    return (a.end - a.start) > (b.end - b.start) || ((a.end - a.start) == (b.end - b.start) && a.start < b.start);
+  });
+  if (gaps.size() > options.idle_gaps) gaps.resize(options.idle_gaps);
+  std::vector<IdleGap> out;
+  for (const Interval& g : gaps) {
+    IdleGap ig;
+    ig.start_s = static_cast<double>(g.start) * kPs;
+    ig.duration_s = static_cast<double>(g.end - g.start) * kPs;
+    if (segs) ig.host = host_activity(t, *segs, g, options.host_activities);
+    out.push_back(std::move(ig));
+  }
+  return out;
+}
+
+// Window, busy, idle and per-class time of a device with op events; returns
+// the busy stretches (empty when the ops took no time).
+std::vector<Interval> fill_busy(DeviceStats& ds, DeviceEvents& ev) {
+  std::vector<Interval> busy_u = merge(std::move(ev.busy));
+  const std::vector<Interval> compute_u = merge(std::move(ev.compute));
+  const std::vector<Interval> coll_u = merge(std::move(ev.collective));
+  if (busy_u.empty()) return busy_u;
+  ds.window_s = static_cast<double>(ev.last - ev.first) * kPs;
+  ds.busy_s = static_cast<double>(length(busy_u)) * kPs;
+  ds.idle_s = ds.window_s - ds.busy_s;
+  ds.duty_cycle = ds.window_s > 0 ? ds.busy_s / ds.window_s : 1.0;
+  ds.compute_s = static_cast<double>(length(compute_u)) * kPs;
+  ds.collective_s = static_cast<double>(length(coll_u)) * kPs;
+  ds.data_movement_s = static_cast<double>(length(merge(std::move(ev.movement)))) * kPs;
+  ds.exposed_collective_s = static_cast<double>(length(coll_u) - overlap(coll_u, compute_u)) * kPs;
+  return busy_u;
+}
+
+// The device's steps, else its host's (those of this device's host when
+// several hosts were read).
+std::optional<StepStats> device_steps(const Trace& t, const Device& d) {
+  if (!d.steps.empty()) return step_stats(d.steps, false);
+  std::vector<Step> mine;
+  for (const Step& s : t.host_steps)
+    if (s.host.empty() || s.host == d.host) mine.push_back(s);
+  return step_stats(mine, true);
+}
+
 }  // namespace
 
 TraceStats compute_op_stats(const Trace& t, const OpStatsOptions& options) {
   TraceStats out;
   absl::flat_hash_map<std::uint64_t, Accum> all_ops;
   double all_denominator = 0, window_sum = 0;
-  // Host segments per host name, built on first use.
-  std::map<std::string, std::vector<Segment>> host_segments;
-  auto segments_for = [&](const std::string& host) -> const std::vector<Segment>& {
-    auto it = host_segments.find(host);
-    if (it != host_segments.end()) return it->second;
-    std::vector<Segment> segs;
-    for (const Device& h : t.hosts) {
-      if (!host.empty() && !h.host.empty() && h.host != host) continue;
-      std::vector<Segment> s = innermost_segments(h);
-      segs.insert(segs.end(), s.begin(), s.end());
-    }
-    return host_segments.emplace(host, std::move(segs)).first->second;
-  };
-
+  HostSegments host_segments(t);
   for (std::size_t di = 0; di < t.devices.size(); ++di) {
     const Device& d = t.devices[di];
     if (options.device_id && d.id != *options.device_id) continue;
-    absl::flat_hash_map<std::uint64_t, Accum> ops;
-    std::vector<Interval> busy, compute, collective, movement;
-    std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = std::numeric_limits<std::int64_t>::min();
-    std::int64_t sync_self_ps = 0, events = 0;
-    for (const Event& e : d.events) {
-      const LineRole role = d.lines[e.line].role;
-      if (role != LineRole::kOps && role != LineRole::kAsyncOps) continue;
-      const bool async = role == LineRole::kAsyncOps;
-      ++events;
-      Accum& a = ops[row_key(e.op, async)];
-      a.async = async;
-      a.self_ps.push_back(e.self_ps);
-      Accum& g = all_ops[row_key(e.op, async)];
-      g.async = async;
-      g.self_ps.push_back(e.self_ps);
-      if (async) continue;
-      sync_self_ps += e.self_ps;
-      first = std::min(first, e.start_ps);
-      last = std::max(last, e.end_ps());
-      const Interval iv{e.start_ps, e.end_ps()};
-      busy.push_back(iv);
-      switch (t.ops[e.op].op_class) {
-        case OpClass::kCompute: compute.push_back(iv); break;
-        case OpClass::kCollective: collective.push_back(iv); break;
-        case OpClass::kDataMovement: movement.push_back(iv); break;
-      }
-    }
-    if (events == 0) continue;
+    DeviceEvents ev = collect_events(t, d, all_ops);
+    if (ev.events == 0) continue;
     DeviceStats ds;
     ds.device = di;
     ds.id = d.id;
     ds.name = d.name;
     ds.host = d.host;
     ds.model = d.model;
-    ds.chip = d.chip;
-    ds.op_events = events;
-    const std::vector<Interval> busy_u = merge(std::move(busy));
-    const std::vector<Interval> compute_u = merge(std::move(compute));
-    const std::vector<Interval> coll_u = merge(std::move(collective));
-    if (!busy_u.empty()) {
-      ds.window_s = static_cast<double>(last - first) * kPs;
-      ds.busy_s = static_cast<double>(length(busy_u)) * kPs;
-      ds.idle_s = ds.window_s - ds.busy_s;
-      ds.duty_cycle = ds.window_s > 0 ? ds.busy_s / ds.window_s : 1.0;
-      ds.compute_s = static_cast<double>(length(compute_u)) * kPs;
-      ds.collective_s = static_cast<double>(length(coll_u)) * kPs;
-      ds.data_movement_s = static_cast<double>(length(merge(std::move(movement)))) * kPs;
-      ds.exposed_collective_s =
-          static_cast<double>(length(coll_u) - overlap(coll_u, compute_u)) * kPs;
-      // Idle gaps between busy stretches, largest first.
-      std::vector<Interval> gaps;
-      for (std::size_t i = 1; i < busy_u.size(); ++i) gaps.push_back({busy_u[i - 1].end, busy_u[i].start});
-      std::sort(gaps.begin(), gaps.end(), [](const Interval& a, const Interval& b) {
-        return (a.end - a.start) > (b.end - b.start) || ((a.end - a.start) == (b.end - b.start) && a.start < b.start);
-      });
-      if (gaps.size() > options.idle_gaps) gaps.resize(options.idle_gaps);
-      const std::vector<Segment>* segs = t.hosts.empty() ? nullptr : &segments_for(d.host);
-      for (const Interval& g : gaps) {
-        IdleGap ig;
-        ig.start_s = static_cast<double>(g.start) * kPs;
-        ig.duration_s = static_cast<double>(g.end - g.start) * kPs;
-        if (segs) {
-          absl::flat_hash_map<std::uint32_t, std::int64_t> by_op;
-          for (const Segment& s : *segs) {
-            const std::int64_t a = std::max(s.start, g.start), b = std::min(s.end, g.end);
-            if (b > a) by_op[s.op] += b - a;
-          }
-          std::map<std::string, std::int64_t> by_name;
-          for (const auto& [op, ps] : by_op) by_name[t.ops[op].name] += ps;
-          for (const auto& [name, ps] : by_name)
-            ig.host.push_back({.name = name, .overlap_s = static_cast<double>(ps) * kPs});
-          std::sort(ig.host.begin(), ig.host.end(), [](const HostActivity& a, const HostActivity& b) {
-            return a.overlap_s != b.overlap_s ? a.overlap_s > b.overlap_s : a.name < b.name;
-          });
-          if (ig.host.size() > options.host_activities) ig.host.resize(options.host_activities);
-        }
-        ds.idle_gaps.push_back(std::move(ig));
-      }
-    }
-    const double denominator = static_cast<double>(sync_self_ps) * kPs;
-    for (auto& [key, a] : ops) ds.ops.push_back(finish_op(t, static_cast<std::uint32_t>(key >> 1), a, denominator));
+    ds.op_events = ev.events;
+    const std::vector<Interval> busy = fill_busy(ds, ev);
+    if (!busy.empty())
+      ds.idle_gaps = idle_gaps(t, busy, t.hosts.empty() ? nullptr : &host_segments.of(d.host), options);
+    const double denominator = static_cast<double>(ev.sync_self_ps) * kPs;
+    for (auto& [key, a] : ev.ops) ds.ops.push_back(finish_op(t, static_cast<std::uint32_t>(key >> 1), a, denominator));
     std::sort(ds.ops.begin(), ds.ops.end(), by_total);
     ds.categories = categories_of(ds.ops, denominator);
-    if (!d.steps.empty()) {
-      ds.steps = step_stats(d.steps, false);
-    } else {
-      // The host's steps: those of this device's host when several hosts were read.
-      std::vector<Step> mine;
-      for (const Step& s : t.host_steps)
-        if (s.host.empty() || s.host == d.host) mine.push_back(s);
-      ds.steps = step_stats(mine, true);
-    }
+    ds.steps = device_steps(t, d);
     all_denominator += denominator;
     out.busy_s += ds.busy_s;
     out.idle_s += ds.idle_s;

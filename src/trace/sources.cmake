@@ -6,6 +6,13 @@ list(APPEND ROOFLINE_SOURCES
   src/trace/trace_builder.cc
   src/trace/xplane_assembler.cc
   src/trace/xplane_wire.cc
+  src/trace/json_stream.cc
+  src/trace/chrome_document.cc
+  src/trace/chrome_event_scan.cc
+  src/trace/chrome_event_decode.cc
+  src/trace/chrome_stage.cc
+  src/trace/kineto_link.cc
+  src/trace/chrome_json_assemble.cc
   src/trace/chrome_json.cc
   src/trace/read_trace.cc
   src/trace/op_stats.cc)

@@ -160,29 +160,6 @@ ModuleName split_module_name(std::string_view s) {
   return m;
 }
 
-std::string infer_gpu_model(std::string_view vendor, int major, int minor, int cores,
-                            double memory_bytes) {
-  const std::string v = lower(vendor);
-  const bool amd = v.find("amd") != std::string::npos;
-  const bool nvidia = v.empty() || v.find("nvidia") != std::string::npos;
-  const double gb = memory_bytes / 1e9;
-  if (amd && major == 9 && minor == 4) {
-    if (cores == 304) return gb > 220 ? "AMD Instinct MI325X" : "AMD Instinct MI300X";
-    if (cores == 228) return "AMD Instinct MI300A";
-  }
-  // gfx90a: one GCD of an MI250 has 104 CUs (an MI210, the same die on a
-  // PCIe card, too: same peaks); an MI250X GCD has 110 and is left unknown.
-  if (amd && major == 9 && minor == 0 && cores == 104) return "AMD Instinct MI250";
-  if (!nvidia || amd) return "";
-  if (major == 7 && minor == 0 && cores == 80) return "Tesla V100";
-  if (major == 8 && minor == 0 && cores == 108)
-    return gb > 60 ? "NVIDIA A100-SXM4-80GB" : "NVIDIA A100-SXM4-40GB";
-  if (major == 9 && minor == 0 && cores == 132)
-    return gb > 100 ? "NVIDIA H200" : "NVIDIA H100 80GB HBM3";
-  if (major == 10 && minor == 0 && cores == 148) return "NVIDIA B200";
-  return "";
-}
-
 void append_compact_json(std::string& out, std::string_view s) {
   bool in_string = false, escaped = false;
   for (char c : s) {
@@ -359,7 +336,6 @@ absl::Status TraceBuilder::finish() {
     nest(d);
     attribute_modules(d, *this);
     collect_steps(d, trace_);
-    if (!d.model.empty() && d.chip == nullptr) d.chip = chip_for_device_name(d.model);
   }
   for (Device& h : trace_.hosts) nest(h);
   std::stable_sort(trace_.host_steps.begin(), trace_.host_steps.end(),

@@ -1,6 +1,6 @@
 // What every trace reader shares: interning ops and calls, naming line roles
-// and device models, and the finishing pass (sorting, nesting and self time,
-// module attribution, steps, chip lookup). Internal to src/trace.
+// and planes, and the finishing pass (sorting, nesting and self time, module
+// attribution, steps). Internal to src/trace.
 #pragma once
 
 #include <cstdint>
@@ -39,13 +39,6 @@ struct ModuleName {
 };
 ModuleName split_module_name(std::string_view s);
 
-// A GPU's model when the profiler reported only capabilities (XLA's GPU
-// planes carry vendor, compute capability, SM/CU count and memory but no
-// name; ROCm may name any GPU "AMD Radeon Graphics"). Returns "" when the
-// combination is not one we know.
-std::string infer_gpu_model(std::string_view vendor, int cc_major, int cc_minor, int cores,
-                            double memory_bytes);
-
 // Appends `s` to `out` with JSON whitespace outside strings removed.
 void append_compact_json(std::string& out, std::string_view s);
 
@@ -60,7 +53,7 @@ class TraceBuilder {
   std::uint32_t intern_op(OpInfo op);
   std::uint32_t intern_call(CallInfo call);
 
-  // Sorting, self time, modules for ops that lack them, steps, chips. Call once.
+  // Sorting, self time, modules for ops that lack them, steps. Call once.
   absl::Status finish();
 
  private:

@@ -115,6 +115,15 @@ struct MetaOp {
 constexpr std::int64_t kDenseIds = std::int64_t{1} << 20;
 constexpr std::uint32_t kNoSlot = 0xffffffffu;
 
+// What names one event's op beyond its metadata, and its correlation id.
+struct XPlaneAssembler::EventStats {
+  const XStatView* op = nullptr;      // hlo_op
+  const XStatView* module = nullptr;  // hlo_module
+  std::string_view step_name;
+  std::optional<std::uint64_t> program_id;
+  std::uint64_t correlation = 0;
+};
+
 struct XPlaneAssembler::PlaneState {
   std::size_t index = 0;
   PlaneKind kind;
@@ -146,7 +155,65 @@ struct XPlaneAssembler::PlaneState {
   std::uint32_t line = 0;
   std::int64_t line_base_ps = 0;
   LineRole line_role = LineRole::kOther;
+
+  // A string stat's text, inline or by reference to a stat metadata name.
+  std::string_view text_of(const XStatView* s) const {
+    if (s == nullptr) return {};
+    if (s->type == XStatType::kStr) return s->s;
+    if (s->type == XStatType::kRef) {
+      auto it = stat_name.find(static_cast<std::int64_t>(s->u));
+      return it == stat_name.end() ? std::string_view() : it->second;
+    }
+    return {};
+  }
+
+  // The stats of an event that name its op (hlo_op / hlo_module, usually
+  // references to stat metadata names, turned into strings only when the op
+  // is new), and its correlation id.
+  EventStats event_stats(const std::vector<XStatView>& stats) const {
+    EventStats es;
+    auto is_string = [](const XStatView& s) { return s.type == XStatType::kRef || s.type == XStatType::kStr; };
+    for (const XStatView& s : stats) {
+      switch (kind_of(s.metadata_id)) {
+        case StatKind::kHloOp:
+          if (is_string(s)) es.op = &s;
+          break;
+        case StatKind::kHloModule:
+          if (is_string(s)) es.module = &s;
+          break;
+        case StatKind::kStepName: es.step_name = text_of(&s); break;
+        case StatKind::kProgramId:
+          if (s.type == XStatType::kUint64) es.program_id = s.u;
+          else if (s.type == XStatType::kInt64) es.program_id = static_cast<std::uint64_t>(s.i);
+          break;
+        case StatKind::kCorrelationId:
+          if (s.type == XStatType::kUint64) es.correlation = s.u;
+          else if (s.type == XStatType::kInt64) es.correlation = static_cast<std::uint64_t>(s.i);
+          break;
+        default: break;
+      }
+    }
+    return es;
+  }
+
+  // On GPUs hlo_op names the HLO op a kernel ran for. Host events are named
+  // by what the thread did; only XLA:CPU thunks (whose name is the HLO op)
+  // are ops of a module. TPU events are HLO ops already (async ones point at
+  // their -done op through hlo_op; that is not their name).
+  void drop_stats_not_naming_op(EventStats& es, std::uint32_t meta_slot) const {
+    const bool host = kind.is_host;
+    const bool known = meta_slot != kNoSlot;
+    if ((host && known && text_of(es.op) != meta[meta_slot].proto.name) ||
+        (!host && kind.kind != DeviceKind::kGpu)) {
+      es.op = nullptr;
+      if (host) {
+        es.module = nullptr;
+        es.program_id.reset();
+      }
+    }
+  }
 };
+
 
 XPlaneAssembler::XPlaneAssembler(std::string origin, const TraceReadOptions& options)
     : origin_(std::move(origin)), options_(options), builder_(origin_) {}
@@ -205,9 +272,22 @@ absl::Status XPlaneAssembler::begin_plane(std::size_t index) {
   if (!base_computed_) compute_time_base();
   const XPlaneView& p = planes_[index];
   cur_ = std::make_unique<PlaneState>();
+  cur_->index = index;
+  cur_->kind = classify_plane(p.name);
+  index_metadata(p);
+  if (p.name == "/host:metadata") {
+    read_hlo_protos(p);
+    return absl::OkStatus();
+  }
+  if (!cur_->kind.is_device && !cur_->kind.is_host) return absl::OkStatus();
+  begin_entity(p);
+  build_op_prototypes(p);
+  return absl::OkStatus();
+}
+
+// Stat kinds and event metadata slots by id, dense ids in vectors.
+void XPlaneAssembler::index_metadata(const XPlaneView& p) {
   PlaneState& st = *cur_;
-  st.index = index;
-  st.kind = classify_plane(p.name);
   for (const auto& [id, name] : p.stat_metadata) {
     const StatKind k = stat_kind_of(name);
     st.stat_kind[id] = k;
@@ -228,69 +308,73 @@ absl::Status XPlaneAssembler::begin_plane(std::size_t index) {
       st.meta_dense[static_cast<std::size_t>(id)] = static_cast<std::uint32_t>(i);
     }
   }
+}
 
-  auto kind_of = [&](const XStatView& s) { return st.kind_of(s.metadata_id); };
-  auto str_of = [&](const XStatView& s, std::string_view what) -> std::optional<std::string_view> {
-    switch (s.type) {
-      case XStatType::kStr: return s.s;
-      case XStatType::kRef: {
-        auto it = st.stat_name.find(static_cast<std::int64_t>(s.u));
-        if (it != st.stat_name.end()) return it->second;
-        warn_once(cat("ref:", what), cat(origin_, ": plane '", p.name, "': stat '", what,
-                                          "' refers to unknown stat metadata ", s.u, "; ignored"));
-        return std::nullopt;
-      }
-      case XStatType::kCompressedStr: {
-        auto text = gunzip(s.s, cat(origin_, ": plane '", p.name, "': stat '", what, "'"),
-                           options_.max_decompressed_bytes);
-        if (!text.ok()) {
-          warn_once(cat("gz:", what), std::string(text.status().message()));
-          return std::nullopt;
-        }
-        owned_.push_back(std::move(*text));
-        return std::string_view(owned_.back());
-      }
-      default:
-        warn_once(cat("type:", what), cat(origin_, ": plane '", p.name, "': stat '", what, "' is a ",
-                                           type_name(s.type), "; expected a string; ignored"));
-        return std::nullopt;
+std::optional<std::string_view> XPlaneAssembler::stat_str(const XStatView& s, std::string_view what) {
+  const XPlaneView& p = planes_[cur_->index];
+  switch (s.type) {
+    case XStatType::kStr: return s.s;
+    case XStatType::kRef: {
+      auto it = cur_->stat_name.find(static_cast<std::int64_t>(s.u));
+      if (it != cur_->stat_name.end()) return it->second;
+      warn_once(cat("ref:", what), cat(origin_, ": plane '", p.name, "': stat '", what,
+                                        "' refers to unknown stat metadata ", s.u, "; ignored"));
+      return std::nullopt;
     }
-  };
-  auto int_of = [&](const XStatView& s, std::string_view what) -> std::optional<std::int64_t> {
-    if (s.type == XStatType::kInt64) return s.i;
-    if (s.type == XStatType::kUint64 &&
-        s.u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-      return static_cast<std::int64_t>(s.u);
-    warn_once(cat("int:", what), cat(origin_, ": plane '", p.name, "': stat '", what, "' is a ",
-                                      type_name(s.type), "; expected an integer; ignored"));
-    return std::nullopt;
-  };
-  auto num_of = [&](const XStatView& s, std::string_view what) -> std::optional<double> {
-    if (s.type == XStatType::kDouble) return s.d;
-    if (s.type == XStatType::kInt64) return static_cast<double>(s.i);
-    if (s.type == XStatType::kUint64) return static_cast<double>(s.u);
-    warn_once(cat("num:", what), cat(origin_, ": plane '", p.name, "': stat '", what, "' is a ",
-                                      type_name(s.type), "; expected a number; ignored"));
-    return std::nullopt;
-  };
-
-  if (p.name == "/host:metadata") {
-    for (const XEventMetadataView& m : p.event_metadata)
-      for (const XStatView& s : m.stats) {
-        if (kind_of(s) != StatKind::kHloProto) continue;
-        if (s.type != XStatType::kBytes) {
-          warn_once("hloproto", cat(origin_, ": /host:metadata: 'Hlo Proto' of '", m.name,
-                                    "' is a ", type_name(s.type), "; expected bytes; ignored"));
-          continue;
-        }
-        ModuleName mn = split_module_name(m.name);
-        builder_.trace().hlo_modules.push_back(
-            {.module = mn.name, .program_id = mn.program_id, .bytes = std::string(s.s)});
+    case XStatType::kCompressedStr: {
+      auto text = gunzip(s.s, cat(origin_, ": plane '", p.name, "': stat '", what, "'"),
+                         options_.max_decompressed_bytes);
+      if (!text.ok()) {
+        warn_once(cat("gz:", what), std::string(text.status().message()));
+        return std::nullopt;
       }
-    return absl::OkStatus();
+      owned_.push_back(std::move(*text));
+      return std::string_view(owned_.back());
+    }
+    default:
+      warn_once(cat("type:", what), cat(origin_, ": plane '", p.name, "': stat '", what, "' is a ",
+                                         type_name(s.type), "; expected a string; ignored"));
+      return std::nullopt;
   }
-  if (!st.kind.is_device && !st.kind.is_host) return absl::OkStatus();
+}
 
+std::optional<std::int64_t> XPlaneAssembler::stat_int(const XStatView& s, std::string_view what) {
+  if (s.type == XStatType::kInt64) return s.i;
+  if (s.type == XStatType::kUint64 && s.u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    return static_cast<std::int64_t>(s.u);
+  warn_once(cat("int:", what), cat(origin_, ": plane '", planes_[cur_->index].name, "': stat '", what, "' is a ",
+                                    type_name(s.type), "; expected an integer; ignored"));
+  return std::nullopt;
+}
+
+std::optional<double> XPlaneAssembler::stat_num(const XStatView& s, std::string_view what) {
+  if (s.type == XStatType::kDouble) return s.d;
+  if (s.type == XStatType::kInt64) return static_cast<double>(s.i);
+  if (s.type == XStatType::kUint64) return static_cast<double>(s.u);
+  warn_once(cat("num:", what), cat(origin_, ": plane '", planes_[cur_->index].name, "': stat '", what, "' is a ",
+                                    type_name(s.type), "; expected a number; ignored"));
+  return std::nullopt;
+}
+
+// jax embeds each module's serialized HloProto in /host:metadata.
+void XPlaneAssembler::read_hlo_protos(const XPlaneView& p) {
+  for (const XEventMetadataView& m : p.event_metadata)
+    for (const XStatView& s : m.stats) {
+      if (cur_->kind_of(s.metadata_id) != StatKind::kHloProto) continue;
+      if (s.type != XStatType::kBytes) {
+        warn_once("hloproto", cat(origin_, ": /host:metadata: 'Hlo Proto' of '", m.name, "' is a ",
+                                  type_name(s.type), "; expected bytes; ignored"));
+        continue;
+      }
+      ModuleName mn = split_module_name(m.name);
+      builder_.trace().hlo_modules.push_back(
+          {.module = mn.name, .program_id = mn.program_id, .bytes = std::string(s.s)});
+    }
+}
+
+// The plane's device or host timeline, described by its plane stats.
+void XPlaneAssembler::begin_entity(const XPlaneView& p) {
+  PlaneState& st = *cur_;
   st.has_entity = true;
   Device& d = st.entity;
   d.events.reserve(p.event_count);
@@ -298,64 +382,65 @@ absl::Status XPlaneAssembler::begin_plane(std::size_t index) {
   d.host = hostnames_.empty() ? std::string() : hostnames_.front();
   if (st.kind.is_host) {
     d.kind = DeviceKind::kCpu;
-  } else {
-    d.kind = st.kind.kind;
-    d.id = st.kind.ordinal;
-    if (d.kind == DeviceKind::kTpu) d.vendor = "Google";
-    std::string gpu_name;
-    for (const XStatView& s : p.stats) {
-      switch (kind_of(s)) {
-        case StatKind::kDeviceTypeString:
-          if (auto v = str_of(s, "device_type_string")) d.model = std::string(*v);
-          break;
-        case StatKind::kGpuDeviceName:
-          if (auto v = str_of(s, "gpu_device_name")) gpu_name = std::string(*v);
-          break;
-        case StatKind::kDeviceVendor:
-          if (auto v = str_of(s, "device_vendor")) d.vendor = std::string(*v);
-          break;
-        case StatKind::kPeakTflops:
-          if (auto v = num_of(s, "peak_teraflops_per_second"); v && *v > 0) d.caps.peak_flops_per_s = *v * 1e12;
-          break;
-        case StatKind::kPeakHbmGbps:
-          if (auto v = num_of(s, "peak_hbm_bw_gigabytes_per_second"); v && *v > 0)
-            d.caps.hbm_bytes_per_s = *v * 1e9;
-          break;
-        case StatKind::kMemoryBandwidth:
-          if (auto v = num_of(s, "memory_bandwidth"); v && *v > 0) d.caps.hbm_bytes_per_s = *v;
-          break;
-        case StatKind::kMemorySize:
-          if (auto v = num_of(s, "memory_size"); v && *v > 0) d.caps.memory_bytes = *v;
-          break;
-        case StatKind::kClockRate:
-          if (auto v = num_of(s, "clock_rate"); v && *v > 0) d.caps.clock_hz = *v * 1e3;  // kHz
-          break;
-        case StatKind::kCoreCount:
-          if (auto v = int_of(s, "core_count")) d.caps.core_count = static_cast<int>(*v);
-          break;
-        case StatKind::kCcMajor:
-          if (auto v = int_of(s, "compute_cap_major")) d.caps.compute_capability_major = static_cast<int>(*v);
-          break;
-        case StatKind::kCcMinor:
-          if (auto v = int_of(s, "compute_cap_minor")) d.caps.compute_capability_minor = static_cast<int>(*v);
-          break;
-        default: break;
-      }
-    }
-    if (d.model.empty() && !gpu_name.empty()) d.model = gpu_name;
-    if (d.model.empty() && d.kind == DeviceKind::kGpu && d.caps.compute_capability_major &&
-        d.caps.core_count) {
-      d.model = infer_gpu_model(d.vendor, *d.caps.compute_capability_major,
-                                d.caps.compute_capability_minor.value_or(0), *d.caps.core_count,
-                                d.caps.memory_bytes.value_or(0));
-      d.model_inferred = !d.model.empty();
+    return;
+  }
+  d.kind = st.kind.kind;
+  d.id = st.kind.ordinal;
+  if (d.kind == DeviceKind::kTpu) d.vendor = "Google";
+  read_device_stats(p, d);
+}
+
+// What the plane says about its device: the model as reported (XLA's GPU
+// planes report none: identify_chip infers it from these capabilities).
+void XPlaneAssembler::read_device_stats(const XPlaneView& p, Device& d) {
+  std::string gpu_name;
+  for (const XStatView& s : p.stats) {
+    switch (cur_->kind_of(s.metadata_id)) {
+      case StatKind::kDeviceTypeString:
+        if (auto v = stat_str(s, "device_type_string")) d.model = std::string(*v);
+        break;
+      case StatKind::kGpuDeviceName:
+        if (auto v = stat_str(s, "gpu_device_name")) gpu_name = std::string(*v);
+        break;
+      case StatKind::kDeviceVendor:
+        if (auto v = stat_str(s, "device_vendor")) d.vendor = std::string(*v);
+        break;
+      case StatKind::kPeakTflops:
+        if (auto v = stat_num(s, "peak_teraflops_per_second"); v && *v > 0) d.caps.peak_flops_per_s = *v * 1e12;
+        break;
+      case StatKind::kPeakHbmGbps:
+        if (auto v = stat_num(s, "peak_hbm_bw_gigabytes_per_second"); v && *v > 0)
+          d.caps.hbm_bytes_per_s = *v * 1e9;
+        break;
+      case StatKind::kMemoryBandwidth:
+        if (auto v = stat_num(s, "memory_bandwidth"); v && *v > 0) d.caps.hbm_bytes_per_s = *v;
+        break;
+      case StatKind::kMemorySize:
+        if (auto v = stat_num(s, "memory_size"); v && *v > 0) d.caps.memory_bytes = *v;
+        break;
+      case StatKind::kClockRate:
+        if (auto v = stat_num(s, "clock_rate"); v && *v > 0) d.caps.clock_hz = *v * 1e3;  // kHz
+        break;
+      case StatKind::kCoreCount:
+        if (auto v = stat_int(s, "core_count")) d.caps.core_count = static_cast<int>(*v);
+        break;
+      case StatKind::kCcMajor:
+        if (auto v = stat_int(s, "compute_cap_major")) d.caps.compute_capability_major = static_cast<int>(*v);
+        break;
+      case StatKind::kCcMinor:
+        if (auto v = stat_int(s, "compute_cap_minor")) d.caps.compute_capability_minor = static_cast<int>(*v);
+        break;
+      default: break;
     }
   }
+  if (d.model.empty() && !gpu_name.empty()) d.model = gpu_name;
+}
 
-  // Op prototypes from the metadata, resolved once per plane.
+// Op prototypes from the event metadata, resolved once per plane.
+void XPlaneAssembler::build_op_prototypes(const XPlaneView& p) {
   for (std::size_t i = 0; i < p.event_metadata.size(); ++i) {
     const XEventMetadataView& m = p.event_metadata[i];
-    OpInfo& op = st.meta[i].proto;
+    OpInfo& op = cur_->meta[i].proto;
     std::string_view inst = instruction_name(m.name);
     if (!inst.empty()) {
       op.hlo_text = std::string(m.name);
@@ -363,45 +448,46 @@ absl::Status XPlaneAssembler::begin_plane(std::size_t index) {
     } else {
       op.name = std::string(m.display_name.empty() ? m.name : m.display_name);
     }
-    for (const XStatView& s : m.stats) {
-      switch (kind_of(s)) {
-        case StatKind::kHloCategory:
-          if (auto v = str_of(s, "hlo_category")) op.category = std::string(*v);
-          break;
-        case StatKind::kProgramId:
-          if (s.type == XStatType::kUint64) op.program_id = s.u;
-          else if (auto v = int_of(s, "program_id")) op.program_id = static_cast<std::uint64_t>(*v);
-          break;
-        case StatKind::kFlops:
-          if (auto v = int_of(s, "flops")) op.flops = *v;
-          break;
-        case StatKind::kModelFlops:
-          if (auto v = int_of(s, "model_flops")) op.model_flops = *v;
-          break;
-        case StatKind::kBytesAccessed:
-          if (auto v = int_of(s, "bytes_accessed")) op.bytes_accessed = *v;
-          break;
-        case StatKind::kShapeWithLayout:
-          if (auto v = str_of(s, "shape_with_layout")) op.shape_with_layout = std::string(*v);
-          break;
-        case StatKind::kTfOp:
-          if (auto v = str_of(s, "tf_op")) op.framework_op = std::string(*v);
-          break;
-        case StatKind::kSource:
-          if (auto v = str_of(s, "source")) op.source = std::string(*v);
-          break;
-        case StatKind::kHloModule:
-          if (auto v = str_of(s, "hlo_module")) op.module = std::string(*v);
-          break;
-        default: break;
-      }
-    }
+    for (const XStatView& s : m.stats) read_op_stat(s, op);
     if (op.program_id && op.module.empty()) {
       auto it = module_by_program_.find(*op.program_id);
       if (it != module_by_program_.end()) op.module = it->second;
     }
   }
-  return absl::OkStatus();
+}
+
+void XPlaneAssembler::read_op_stat(const XStatView& s, OpInfo& op) {
+  switch (cur_->kind_of(s.metadata_id)) {
+    case StatKind::kHloCategory:
+      if (auto v = stat_str(s, "hlo_category")) op.category = std::string(*v);
+      break;
+    case StatKind::kProgramId:
+      if (s.type == XStatType::kUint64) op.program_id = s.u;
+      else if (auto v = stat_int(s, "program_id")) op.program_id = static_cast<std::uint64_t>(*v);
+      break;
+    case StatKind::kFlops:
+      if (auto v = stat_int(s, "flops")) op.flops = *v;
+      break;
+    case StatKind::kModelFlops:
+      if (auto v = stat_int(s, "model_flops")) op.model_flops = *v;
+      break;
+    case StatKind::kBytesAccessed:
+      if (auto v = stat_int(s, "bytes_accessed")) op.bytes_accessed = *v;
+      break;
+    case StatKind::kShapeWithLayout:
+      if (auto v = stat_str(s, "shape_with_layout")) op.shape_with_layout = std::string(*v);
+      break;
+    case StatKind::kTfOp:
+      if (auto v = stat_str(s, "tf_op")) op.framework_op = std::string(*v);
+      break;
+    case StatKind::kSource:
+      if (auto v = stat_str(s, "source")) op.source = std::string(*v);
+      break;
+    case StatKind::kHloModule:
+      if (auto v = stat_str(s, "hlo_module")) op.module = std::string(*v);
+      break;
+    default: break;
+  }
 }
 
 void XPlaneAssembler::begin_line(std::int64_t id, std::int64_t display_id, std::string_view name,
@@ -423,151 +509,112 @@ void XPlaneAssembler::begin_line(std::int64_t id, std::int64_t display_id, std::
   st.line_base_ps = ps;
 }
 
+// The op of an event: its metadata's, unless event stats name it (GPU
+// kernels, XLA:CPU thunks, steps); then looked up by what names it.
+inline std::uint32_t XPlaneAssembler::op_of_event(const EventStats& es, std::int64_t metadata_id,
+                                           std::uint32_t meta_slot) {
+  PlaneState& st = *cur_;
+  const bool known = meta_slot != kNoSlot;
+  const bool dynamic = es.op != nullptr || es.module != nullptr || es.program_id || !es.step_name.empty();
+  const bool by_ref = (es.op == nullptr || es.op->type == XStatType::kRef) &&
+                      (es.module == nullptr || es.module->type == XStatType::kRef);
+  if (!dynamic && known) {
+    MetaOp& m = st.meta[meta_slot];
+    if (!m.resolved) {
+      m.op = resolve_op(es, metadata_id, meta_slot);
+      m.resolved = true;
+    }
+    return m.op;
+  }
+  if (dynamic && by_ref && es.step_name.empty() && known) {
+    // GPU kernels name module and op by reference: the same (kernel, module,
+    // op, program) again costs one lookup of four integers, no strings.
+    const std::array<std::uint64_t, 4> key{static_cast<std::uint64_t>(metadata_id),
+                                           es.module ? es.module->u + 1 : 0, es.op ? es.op->u + 1 : 0,
+                                           es.program_id ? *es.program_id + 1 : 0};
+    auto [it, inserted] = st.ref_ops.try_emplace(key, kNoSlot);
+    if (inserted) it->second = resolve_op(es, metadata_id, meta_slot);
+    return it->second;
+  }
+  return resolve_op(es, metadata_id, meta_slot);
+}
+
 absl::Status XPlaneAssembler::add_event(std::int64_t metadata_id, std::int64_t offset_ps,
                                         std::int64_t duration_ps, const std::vector<XStatView>& stats,
                                         std::uint64_t at) {
   PlaneState& st = *cur_;
   if (!st.has_entity) return absl::OkStatus();
-  const XPlaneView& p = planes_[st.index];
-  if (duration_ps < 0)
-    return absl::DataLossError(cat(origin_, ": byte ", at, ": event on '", p.name, "' line '",
-                                   st.entity.lines[st.line].name, "' has negative duration_ps ",
-                                   duration_ps));
   std::int64_t start_ps = 0, end_ps = 0;
-  if (st.line_base_ps == std::numeric_limits<std::int64_t>::min() ||
+  if (duration_ps < 0 || st.line_base_ps == std::numeric_limits<std::int64_t>::min() ||
       __builtin_add_overflow(st.line_base_ps, offset_ps, &start_ps) ||
       __builtin_add_overflow(start_ps, duration_ps, &end_ps))
-    return absl::OutOfRangeError(cat(origin_, ": byte ", at, ": event time on '", p.name,
-                                     "' overflows int64 picoseconds"));
-
-  // What names this occurrence's op beyond its metadata (GPU kernels,
-  // XLA:CPU thunks): hlo_op / hlo_module, usually references to stat
-  // metadata names, turned into strings only when the op is new.
-  const XStatView* op_stat = nullptr;
-  const XStatView* module_stat = nullptr;
-  std::string_view step_name;
-  std::optional<std::uint64_t> program_id;
-  std::uint64_t correlation = 0;
-  auto str_of = [&](const XStatView* s) -> std::string_view {
-    if (s == nullptr) return {};
-    if (s->type == XStatType::kStr) return s->s;
-    if (s->type == XStatType::kRef) {
-      auto it = st.stat_name.find(static_cast<std::int64_t>(s->u));
-      return it == st.stat_name.end() ? std::string_view() : it->second;
-    }
-    return {};
-  };
-  auto is_string = [](const XStatView& s) { return s.type == XStatType::kRef || s.type == XStatType::kStr; };
-  for (const XStatView& s : stats) {
-    switch (st.kind_of(s.metadata_id)) {
-      case StatKind::kHloOp:
-        if (is_string(s)) op_stat = &s;
-        break;
-      case StatKind::kHloModule:
-        if (is_string(s)) module_stat = &s;
-        break;
-      case StatKind::kStepName: step_name = str_of(&s); break;
-      case StatKind::kProgramId:
-        if (s.type == XStatType::kUint64) program_id = s.u;
-        else if (s.type == XStatType::kInt64) program_id = static_cast<std::uint64_t>(s.i);
-        break;
-      case StatKind::kCorrelationId:
-        if (s.type == XStatType::kUint64) correlation = s.u;
-        else if (s.type == XStatType::kInt64) correlation = static_cast<std::uint64_t>(s.i);
-        break;
-      default: break;
-    }
-  }
-
+    return event_time_error(duration_ps, at);
+  EventStats es = st.event_stats(stats);
   const std::uint32_t meta_slot = st.slot_of(metadata_id);
-  const bool known = meta_slot != kNoSlot;
-  if (!known)
-    warn_once(cat("meta:", p.name), cat(origin_, ": plane '", p.name, "': events refer to event metadata ",
-                                        metadata_id, " which the plane does not define; named by id"));
-
-  // On GPUs hlo_op names the HLO op a kernel ran for. Host events are named
-  // by what the thread did; only XLA:CPU thunks (whose name is the HLO op)
-  // are ops of a module. TPU events are HLO ops already (async ones point at
-  // their -done op through hlo_op; that is not their name).
-  const bool host = st.kind.is_host;
-  if ((host && known && str_of(op_stat) != st.meta[meta_slot].proto.name) ||
-      (!host && st.kind.kind != DeviceKind::kGpu)) {
-    op_stat = nullptr;
-    if (host) {
-      module_stat = nullptr;
-      program_id.reset();
-    }
+  if (meta_slot == kNoSlot) {
+    const std::string_view plane = planes_[st.index].name;
+    warn_once(cat("meta:", plane), cat(origin_, ": plane '", plane, "': events refer to event metadata ",
+                                       metadata_id, " which the plane does not define; named by id"));
   }
-  const bool dynamic = op_stat != nullptr || module_stat != nullptr || program_id || !step_name.empty();
-
-  // The op for this event from the strings that identify it.
-  auto resolve = [&]() -> std::uint32_t {
-    const std::string_view hlo_op = str_of(op_stat), hlo_module = str_of(module_stat);
-    st.key.clear();
-    st.key.append(hlo_module).push_back('\x1f');
-    st.key.append(hlo_op).push_back('\x1f');
-    st.key.append(step_name).push_back('\x1f');
-    if (program_id) append_one(st.key, *program_id);
-    st.key.push_back('\x1f');
-    append_one(st.key, metadata_id);
-    if (auto it = st.dynamic_ops.find(st.key); it != st.dynamic_ops.end()) return it->second;
-    OpInfo info;
-    if (known) info = st.meta[meta_slot].proto;
-    else info.name = cat("metadata #", metadata_id);
-    if (!step_name.empty()) info.name = std::string(step_name);
-    if (!hlo_op.empty()) {
-      // GPU: the kernel ran for an HLO op; name the op, keep the kernel.
-      if (info.name != hlo_op) info.kernel = std::move(info.name);
-      info.name = std::string(hlo_op);
-      info.hlo_text.clear();
-    }
-    if (!hlo_module.empty()) info.module = std::string(hlo_module);
-    if (program_id) info.program_id = program_id;
-    if (info.program_id && info.module.empty()) {
-      auto m = module_by_program_.find(*info.program_id);
-      if (m != module_by_program_.end()) info.module = m->second;
-    }
-    if (info.category.empty() && st.kind.kind == DeviceKind::kGpu && !host && st.line_role == LineRole::kOps) {
-      // CUPTI names copies "MemcpyH2D", "MemcpyD2D"..., fills "Memset".
-      const std::string_view what = info.kernel.empty() ? info.name : info.kernel;
-      info.category = what.rfind("Memcpy", 0) == 0   ? "memcpy"
-                      : what.rfind("Memset", 0) == 0 ? "memset"
-                                                     : "kernel";
-    }
-    const std::uint32_t id = builder_.intern_op(std::move(info));
-    st.dynamic_ops.emplace(st.key, id);
-    return id;
-  };
-
-  std::uint32_t op = 0;
-  const bool by_ref = (op_stat == nullptr || op_stat->type == XStatType::kRef) &&
-                      (module_stat == nullptr || module_stat->type == XStatType::kRef);
-  if (!dynamic && known) {
-    MetaOp& m = st.meta[meta_slot];
-    if (!m.resolved) {
-      m.op = resolve();
-      m.resolved = true;
-    }
-    op = m.op;
-  } else if (dynamic && by_ref && step_name.empty() && known) {
-    // GPU kernels name module and op by reference: the same (kernel, module,
-    // op, program) again costs one lookup of four integers, no strings.
-    const std::array<std::uint64_t, 4> key{static_cast<std::uint64_t>(metadata_id),
-                                           module_stat ? module_stat->u + 1 : 0, op_stat ? op_stat->u + 1 : 0,
-                                           program_id ? *program_id + 1 : 0};
-    auto [it, inserted] = st.ref_ops.try_emplace(key, kNoSlot);
-    if (inserted) it->second = resolve();
-    op = it->second;
-  } else {
-    op = resolve();
-  }
+  st.drop_stats_not_naming_op(es, meta_slot);
+  const std::uint32_t op = op_of_event(es, metadata_id, meta_slot);
   st.entity.events.push_back(Event{.start_ps = start_ps,
                                    .duration_ps = duration_ps,
                                    .self_ps = duration_ps,
                                    .op = op,
                                    .line = st.line,
-                                   .correlation_id = correlation});
+                                   .correlation_id = es.correlation});
   return absl::OkStatus();
+}
+
+// Why an event's time is refused: a negative duration, or a start or end
+// beyond int64 ps. Off the hot path.
+absl::Status XPlaneAssembler::event_time_error(std::int64_t duration_ps, std::uint64_t at) const {
+  const PlaneState& st = *cur_;
+  if (duration_ps < 0)
+    return absl::DataLossError(cat(origin_, ": byte ", at, ": event on '", planes_[st.index].name, "' line '",
+                                   st.entity.lines[st.line].name, "' has negative duration_ps ", duration_ps));
+  return absl::OutOfRangeError(
+      cat(origin_, ": byte ", at, ": event time on '", planes_[st.index].name, "' overflows int64 picoseconds"));
+}
+
+// The op for an event from the strings that identify it, interned.
+std::uint32_t XPlaneAssembler::resolve_op(const EventStats& es, std::int64_t metadata_id, std::uint32_t meta_slot) {
+  PlaneState& st = *cur_;
+  const std::string_view hlo_op = st.text_of(es.op), hlo_module = st.text_of(es.module);
+  st.key.clear();
+  st.key.append(hlo_module).push_back('\x1f');
+  st.key.append(hlo_op).push_back('\x1f');
+  st.key.append(es.step_name).push_back('\x1f');
+  if (es.program_id) append_one(st.key, *es.program_id);
+  st.key.push_back('\x1f');
+  append_one(st.key, metadata_id);
+  if (auto it = st.dynamic_ops.find(st.key); it != st.dynamic_ops.end()) return it->second;
+  OpInfo info;
+  if (meta_slot != kNoSlot) info = st.meta[meta_slot].proto;
+  else info.name = cat("metadata #", metadata_id);
+  if (!es.step_name.empty()) info.name = std::string(es.step_name);
+  if (!hlo_op.empty()) {
+    // GPU: the kernel ran for an HLO op; name the op, keep the kernel.
+    if (info.name != hlo_op) info.kernel = std::move(info.name);
+    info.name = std::string(hlo_op);
+    info.hlo_text.clear();
+  }
+  if (!hlo_module.empty()) info.module = std::string(hlo_module);
+  if (es.program_id) info.program_id = es.program_id;
+  if (info.program_id && info.module.empty()) {
+    auto m = module_by_program_.find(*info.program_id);
+    if (m != module_by_program_.end()) info.module = m->second;
+  }
+  if (info.category.empty() && st.kind.kind == DeviceKind::kGpu && !st.kind.is_host &&
+      st.line_role == LineRole::kOps) {
+    // CUPTI names copies "MemcpyH2D", "MemcpyD2D"..., fills "Memset".
+    const std::string_view what = info.kernel.empty() ? info.name : info.kernel;
+    info.category = what.rfind("Memcpy", 0) == 0 ? "memcpy" : what.rfind("Memset", 0) == 0 ? "memset" : "kernel";
+  }
+  const std::uint32_t id = builder_.intern_op(std::move(info));
+  st.dynamic_ops.emplace(st.key, id);
+  return id;
 }
 
 void XPlaneAssembler::end_plane() {

@@ -87,8 +87,29 @@ class XPlaneAssembler {
   std::deque<std::string> owned_;  // inflated compressed strings
   absl::flat_hash_map<std::string, bool> warned_;
 
+  struct EventStats;
+
   void compute_time_base();
   void warn_once(const std::string& key, std::string message);
+
+  // begin_plane's steps.
+  void index_metadata(const XPlaneView& p);
+  void read_hlo_protos(const XPlaneView& p);
+  void begin_entity(const XPlaneView& p);
+  void read_device_stats(const XPlaneView& p, Device& d);
+  void build_op_prototypes(const XPlaneView& p);
+  void read_op_stat(const XStatView& s, OpInfo& op);
+  // A stat of the current plane as a string, integer or number; a warning
+  // (once per stat name) and nullopt when it has another type.
+  std::optional<std::string_view> stat_str(const XStatView& s, std::string_view what);
+  std::optional<std::int64_t> stat_int(const XStatView& s, std::string_view what);
+  std::optional<double> stat_num(const XStatView& s, std::string_view what);
+
+  // add_event's steps (op_of_event is on the hot path: always inlined).
+  absl::Status event_time_error(std::int64_t duration_ps, std::uint64_t at) const;
+  [[gnu::always_inline]] inline std::uint32_t op_of_event(const EventStats& es, std::int64_t metadata_id,
+                                                          std::uint32_t meta_slot);
+  std::uint32_t resolve_op(const EventStats& es, std::int64_t metadata_id, std::uint32_t meta_slot);
 };
 
 }  // namespace roofline::detail

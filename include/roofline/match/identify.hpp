@@ -11,13 +11,19 @@
 
 #include "absl/status/statusor.h"
 #include "roofline/chip.hpp"
+#include "roofline/chip_identity.hpp"
 #include "roofline/trace/trace.hpp"
 
 namespace roofline {
 
-// The chip a device says it is (its model name), or nullptr when it does
-// not say or we do not know the name. Every use of a device's chip in the
-// match stage goes through this one function.
+// What the profiler said about a device, looked up in the chip area's one
+// identity table (roofline/chip_identity.hpp): the model to show (as
+// reported, or inferred from its capabilities) and the embedded chip, if any.
+IdentifiedChip identify_device(const Device& device);
+
+// The chip a device says it is, or nullptr when it does not say or we do not
+// know the name: identify_device(device).chip. Every use of a device's chip
+// in the match stage goes through this one function.
 const Chip* reported_chip(const Device& device);
 
 // Indices into Trace::devices of the devices with op events, or of the one

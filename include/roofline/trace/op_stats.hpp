@@ -85,8 +85,8 @@ struct StepStats {
 struct DeviceStats {
   std::size_t device = 0;  // index into Trace::devices
   int id = 0;
-  std::string name, host, model;
-  const Chip* chip = nullptr;
+  std::string name, host;
+  std::string model;  // Device::model: as reported (roofline::identify_chip names the chip)
   std::int64_t op_events = 0;
   double window_s = 0, busy_s = 0, idle_s = 0, duty_cycle = 0;
   double compute_s = 0, collective_s = 0, data_movement_s = 0, exposed_collective_s = 0;

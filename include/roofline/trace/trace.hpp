@@ -25,8 +25,6 @@
 #include <string_view>
 #include <vector>
 
-#include "roofline/chip.hpp"
-
 namespace roofline {
 
 enum class DeviceKind : std::uint8_t {
@@ -153,13 +151,14 @@ struct Device {
   int id = 0;                // ordinal: TPU:3 -> 3, GPU index
   std::string host;          // host the device belongs to ("tw003"), may be empty
   std::string name;          // as the profiler named the timeline ("/device:TPU:0", "GPU 0")
-  // Model as reported ("TPU v6 Lite", "NVIDIA H100 80GB HBM3") or, when the
-  // profiler gave only capabilities, inferred from them (see `model_inferred`).
+  // Model as reported ("TPU v6 Lite", "NVIDIA H100 80GB HBM3", "AMD Radeon
+  // Graphics"); empty when the profiler gave only capabilities (XLA's GPU
+  // planes). The trace knows no chips: which chip a device is, and the model
+  // to show for it, is roofline::identify_chip (roofline/chip_identity.hpp)
+  // from `vendor`, `model` and `caps`.
   std::string model;
-  bool model_inferred = false;
   std::string vendor;        // "Google", "Nvidia", "AMD" when known
   DeviceKind kind = DeviceKind::kOther;
-  const Chip* chip = nullptr;  // chip_for_device_name(model), or nullptr
   DeviceCaps caps;
   std::vector<Line> lines;
   // Sorted by (line, start_ps, longest first); parents precede children.

@@ -1,0 +1,144 @@
+#include "src/trace/chrome_stage.hpp"
+
+#include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
+
+#include "roofline/detail/cat.hpp"
+#include "roofline/detail/status_macros.hpp"
+
+namespace roofline::detail {
+
+absl::Status ChromeStager::event(const EventFields& f, std::uint64_t index) {
+  decoder_.set_event_index(index);
+  if (!f.any) return absl::OkStatus();  // TSL ends traceEvents with {}
+  if (f.ph.empty()) {
+    ++staging_.without_phase;
+    return absl::OkStatus();
+  }
+  const char ph = f.ph[0];
+  if (f.ph.size() != 1) return absl::OkStatus();
+  if (ph == 'M') return metadata(f);
+  if (ph != 'X' && ph != 'B' && ph != 'E') return absl::OkStatus();  // instants, counters, flows
+
+  TimedEvent t;
+  ROOFLINE_ASSIGN_OR_RETURN(bool activity, decoder_.timed(f, ph, t));
+  if (!activity) return absl::OkStatus();
+  if (is_kineto_cat(t.category)) staging_.kineto = true;
+  if (ph == 'E') {
+    end(t);
+    return absl::OkStatus();
+  }
+  const std::uint8_t lane = t.category == "gpu_user_annotation" ? 1 : 0;
+  const std::uint32_t line = staging_.line_for(t.pid, t.tid, lane);
+  const std::uint32_t op = op_for(f, t.category);
+  if (ph == 'B') staging_.lines[line].open.push_back({t.start_ps, op});
+  else complete(f, t, line, op);
+  return absl::OkStatus();
+}
+
+absl::Status ChromeStager::metadata(const EventFields& f) {
+  ROOFLINE_ASSIGN_OR_RETURN(IdKey pid, decoder_.id(f.pid, "pid"));
+  if (f.name == "process_name") {
+    std::string& name = staging_.processes[pid].name;
+    name = decoder_.str_arg(f.a_name, "name");
+    if (name.find("/device:") != std::string::npos || name.find("/host:") != std::string::npos) staging_.tsl = true;
+  } else if (f.name == "process_labels") {
+    staging_.processes[pid].labels = decoder_.str_arg(f.a_labels, "labels");
+  } else if (f.name == "thread_name") {
+    ROOFLINE_ASSIGN_OR_RETURN(IdKey tid, decoder_.id(f.tid, "tid"));
+    staging_.thread_names[{pid, tid}] = decoder_.str_arg(f.a_name, "name");
+  }
+  return absl::OkStatus();
+}
+
+// Closes the innermost open 'B' on the thread.
+void ChromeStager::end(const TimedEvent& t) {
+  StagedLine& line = staging_.lines[staging_.line_for(t.pid, t.tid, 0)];
+  if (line.open.empty()) {
+    ++staging_.unmatched_end;
+    return;
+  }
+  const OpenBegin b = line.open.back();
+  line.open.pop_back();
+  if (t.start_ps < b.start_ps) {
+    ++staging_.unmatched_end;
+    return;
+  }
+  line.events.push_back({.start_ps = b.start_ps, .duration_ps = t.start_ps - b.start_ps, .op = b.op});
+}
+
+void ChromeStager::complete(const EventFields& f, const TimedEvent& t, std::uint32_t line, std::uint32_t op) {
+  StagedEvent e{.start_ps = t.start_ps, .duration_ps = t.duration_ps, .op = op};
+  if (f.external_id.present())
+    if (auto v = decoder_.int_arg(f.external_id, "External id")) e.external_id = static_cast<std::uint64_t>(*v);
+  if (f.correlation.present())
+    if (auto v = decoder_.int_arg(f.correlation, "correlation")) e.correlation = static_cast<std::uint64_t>(*v);
+  StagedLine& l = staging_.lines[line];
+  if (is_device_op_cat(t.category)) {
+    l.device_ops = true;
+    if (auto c = decoder_.collective_args(f)) e.own_call = builder_.intern_call(std::move(*c));
+  } else if (t.category == "cpu_op" && !f.name.starts_with("ProfilerStep#")) {
+    // Old Kineto's ProfilerStep#N operators span whole steps; they mark
+    // time, they launch nothing.
+    stage_cpu_op(f, t, line, e);
+  } else if (t.category == "cuda_runtime" || t.category == "cuda_driver") {
+    if (e.correlation != 0)
+      staging_.launches.launch_by_correlation[e.correlation] = {line, static_cast<std::uint32_t>(l.events.size())};
+  }
+  // Old Kineto records ProfilerStep#N as an operator, newer as an annotation.
+  if ((t.category == "user_annotation" || t.category == "cpu_op") && f.name.starts_with("ProfilerStep#"))
+    builder_.trace().host_steps.push_back(
+        {.name = std::string(f.name), .start_ps = t.start_ps, .duration_ps = t.duration_ps});
+  l.events.push_back(e);
+}
+
+// A cpu_op as a candidate launcher: its call (name, Input Dims, Input type,
+// collective args) and its span on the thread.
+void ChromeStager::stage_cpu_op(const EventFields& f, const TimedEvent& t, std::uint32_t line,
+                                const StagedEvent& e) {
+  CallInfo c = decoder_.collective_args(f).value_or(CallInfo{});
+  c.launcher = std::string(f.name);
+  if (f.input_dims.present()) append_compact_json(c.input_dims, f.input_dims.text);
+  if (f.input_types.present()) append_compact_json(c.input_types, f.input_types.text);
+  std::vector<CpuOpSpan>& spans = staging_.lines[line].cpu_ops;
+  if (e.external_id != 0)
+    staging_.launches.cpu_op_by_external[e.external_id] = {line, static_cast<std::uint32_t>(spans.size())};
+  spans.push_back({.start_ps = t.start_ps,
+                   .end_ps = t.start_ps + t.duration_ps,
+                   .call = builder_.intern_call(std::move(c))});
+}
+
+std::uint32_t ChromeStager::op_for(const EventFields& f, std::string_view category) {
+  auto text = [](const Scalar& s) { return s.kind == Scalar::kAbsent ? std::string_view() : s.text; };
+  const OpKeyView key{{category, f.name, text(f.hlo_module), text(f.hlo_op), text(f.program_id),
+                       text(f.hlo_category), text(f.long_name), text(f.step_name)}};
+  if (auto it = op_cache_.find(key); it != op_cache_.end()) return it->second;
+  const std::uint32_t id = builder_.intern_op(decoder_.op_info(f, category));
+  op_cache_.emplace(OpKey(key), id);
+  return id;
+}
+
+bool ChromeStager::wants(std::string_view key) const {
+  return key == "deviceProperties" || key == "baseTimeNanoseconds" || key == "schemaVersion" ||
+         key == "distributedInfo";
+}
+
+absl::Status ChromeStager::top_level(std::string_view key, std::string_view json) {
+  staging_.kineto = staging_.kineto || key != "distributedInfo";
+  nlohmann::json v = nlohmann::json::parse(json.begin(), json.end(), nullptr, false);
+  if (v.is_discarded()) return absl::InvalidArgumentError(cat(origin_, ": /", key, ": not valid JSON"));
+  if (key == "deviceProperties") {
+    if (!v.is_array())
+      return absl::InvalidArgumentError(cat(origin_, ": /deviceProperties: expected an array, got ", v.type_name()));
+    staging_.device_properties = std::move(v);
+  } else if (key == "baseTimeNanoseconds") {
+    if (!v.is_number_integer())
+      return absl::InvalidArgumentError(
+          cat(origin_, ": /baseTimeNanoseconds: expected an integer, got ", v.type_name()));
+    staging_.base_time_ns = v.get<std::int64_t>();
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace roofline::detail

@@ -1,0 +1,165 @@
+// What the Chrome trace-event JSON reader keeps while the file streams, before
+// anything is a Device: events come in any order, their process and thread
+// metadata may come last, and a Kineto kernel's launcher may be read after the
+// kernel. So events are staged per (pid, tid) line, with the Kineto host
+// threads' cpu_op spans and the id maps that link launches (kineto_link.hpp),
+// and turned into devices and hosts at the end (chrome_json_assemble.hpp).
+// Plain data, shared by those steps. Internal.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
+#include "roofline/detail/cat.hpp"
+#include "roofline/trace/trace.hpp"
+
+namespace roofline::detail {
+
+// A pid or tid: an integer, or a string (old Kineto, "Spans") by its index
+// in IdStrings.
+struct IdKey {
+  std::int64_t value = 0;
+  bool is_string = false;
+  friend bool operator==(const IdKey&, const IdKey&) = default;
+  friend bool operator<(const IdKey& a, const IdKey& b) {
+    return std::tie(a.is_string, a.value) < std::tie(b.is_string, b.value);
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const IdKey& k) {
+    return H::combine(std::move(h), k.value, k.is_string);
+  }
+};
+
+// String ids, numbered in order of first appearance.
+class IdStrings {
+ public:
+  IdKey intern(std::string_view s) {
+    auto [it, inserted] = index_.try_emplace(std::string(s), static_cast<std::int64_t>(strings_.size()));
+    if (inserted) strings_.emplace_back(s);
+    return IdKey{.value = it->second, .is_string = true};
+  }
+  // The id as the file wrote it.
+  std::string text(const IdKey& k) const {
+    return k.is_string ? strings_[static_cast<std::size_t>(k.value)] : cat(k.value);
+  }
+
+ private:
+  absl::flat_hash_map<std::string, std::int64_t> index_;
+  std::vector<std::string> strings_;
+};
+
+struct LineKey {
+  IdKey pid, tid;
+  std::uint8_t lane = 0;  // 1: Kineto GPU annotations, kept apart from the kernels they span
+  friend bool operator==(const LineKey&, const LineKey&) = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const LineKey& k) {
+    return H::combine(std::move(h), k.pid, k.tid, k.lane);
+  }
+};
+
+struct StagedEvent {
+  std::int64_t start_ps = 0;
+  std::int64_t duration_ps = 0;
+  std::uint32_t op = 0;
+  // Collective args on the kernel itself; after kineto_link, the launcher's
+  // call merged with them.
+  std::uint32_t own_call = kNoCall;
+  std::uint64_t external_id = 0;
+  std::uint64_t correlation = 0;
+};
+
+struct OpenBegin {
+  std::int64_t start_ps;
+  std::uint32_t op;
+};
+
+// A cpu_op as a candidate launcher: its span on its host thread and the call
+// (name, Input Dims, Input type) it stands for.
+struct CpuOpSpan {
+  std::int64_t start_ps = 0;
+  std::int64_t end_ps = 0;
+  std::uint32_t call = kNoCall;
+  std::int32_t parent = -1;  // index of the innermost span enclosing this one, once indexed
+};
+
+// An element of a staged line: a cpu_op in `cpu_ops` (found by its External
+// id) or a runtime / driver call in `events` (found by its correlation id).
+struct StagedRef {
+  std::uint32_t line = 0;
+  std::uint32_t index = 0;
+};
+
+struct StagedLine {
+  LineKey key;
+  bool device_ops = false;  // saw kernel / gpu_memcpy / gpu_memset
+  std::vector<StagedEvent> events;
+  std::vector<OpenBegin> open;
+  // Kineto host threads: their cpu_ops in arrival order, and their indices
+  // by start (longest first), to find the one enclosing a launch.
+  std::vector<CpuOpSpan> cpu_ops;
+  std::vector<std::uint32_t> cpu_ops_by_start;
+};
+
+struct ProcessMeta {
+  std::string name;
+  std::string labels;
+};
+
+// Kineto's two ways from GPU work to its launch, filled while streaming and
+// freed once linked.
+struct KinetoLaunches {
+  absl::flat_hash_map<std::uint64_t, StagedRef> cpu_op_by_external;
+  absl::flat_hash_map<std::uint64_t, StagedRef> launch_by_correlation;
+};
+
+struct ChromeStaging {
+  IdStrings ids;
+  std::vector<StagedLine> lines;
+  std::map<IdKey, ProcessMeta> processes;
+  std::map<std::pair<IdKey, IdKey>, std::string> thread_names;
+  KinetoLaunches launches;
+  bool kineto = false;  // Kineto categories or top-level keys seen
+  bool tsl = false;     // processes named "/device:..." or "/host:..."
+  std::uint64_t unmatched_end = 0;
+  std::uint64_t without_phase = 0;
+  // Whole µs subtracted from every timestamp: the first one, when the trace
+  // counts from the epoch (older Kineto), else 0.
+  std::int64_t base_us = 0;
+  std::optional<std::int64_t> base_time_ns;  // Kineto baseTimeNanoseconds
+  nlohmann::json device_properties;          // Kineto deviceProperties
+
+  TraceFormat format() const {
+    return kineto ? TraceFormat::kKinetoJson : tsl ? TraceFormat::kTslJson : TraceFormat::kChromeJson;
+  }
+
+  // The staged line of (pid, tid, lane), made on first use.
+  std::uint32_t line_for(const IdKey& pid, const IdKey& tid, std::uint8_t lane) {
+    const LineKey key{pid, tid, lane};
+    if (last_line_ != ~0u && key == last_key_) return last_line_;
+    auto [it, inserted] = line_index_.try_emplace(key, static_cast<std::uint32_t>(lines.size()));
+    if (inserted) {
+      lines.emplace_back();
+      lines.back().key = key;
+    }
+    last_key_ = key;
+    last_line_ = it->second;
+    return it->second;
+  }
+
+ private:
+  absl::flat_hash_map<LineKey, std::uint32_t> line_index_;
+  LineKey last_key_{};
+  std::uint32_t last_line_ = ~0u;
+};
+
+}  // namespace roofline::detail

@@ -1,0 +1,125 @@
+#include "src/trace/kineto_link.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace roofline::detail {
+namespace {
+
+// Orders each thread's cpu_ops by start, longest first, and links each to the
+// innermost one enclosing it, so that a launch finds its op by one binary
+// search and a walk up the enclosing ops.
+void index_cpu_ops(std::vector<StagedLine>& lines) {
+  for (StagedLine& l : lines) {
+    std::vector<CpuOpSpan>& v = l.cpu_ops;
+    std::vector<std::uint32_t>& order = l.cpu_ops_by_start;
+    order.resize(v.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return v[a].start_ps != v[b].start_ps ? v[a].start_ps < v[b].start_ps : v[a].end_ps > v[b].end_ps;
+    });
+    std::vector<std::uint32_t> stack;
+    for (std::uint32_t i : order) {
+      while (!stack.empty() && v[stack.back()].end_ps < v[i].end_ps) stack.pop_back();
+      v[i].parent = stack.empty() ? -1 : static_cast<std::int32_t>(stack.back());
+      stack.push_back(i);
+    }
+  }
+}
+
+class Linker {
+ public:
+  Linker(const std::vector<StagedLine>& lines, const KinetoLaunches& launches) : lines_(lines), launches_(launches) {}
+
+  // The call of the cpu_op that launched `work`, or kNoCall.
+  std::uint32_t launcher_of(const StagedEvent& work) const {
+    const StagedRef* launch_at = nullptr;
+    if (work.correlation != 0)
+      if (auto it = launches_.launch_by_correlation.find(work.correlation);
+          it != launches_.launch_by_correlation.end())
+        launch_at = &it->second;
+    const StagedEvent* launch = launch_at ? &lines_[launch_at->line].events[launch_at->index] : nullptr;
+    std::uint32_t call = by_external(work.external_id, work, launch_at, launch);
+    if (call == kNoCall && launch != nullptr && launch->external_id != work.external_id)
+      call = by_external(launch->external_id, work, launch_at, launch);
+    if (call == kNoCall && launch != nullptr) call = innermost_cpu_op(launch_at->line, *launch);
+    return call;
+  }
+
+ private:
+  // The call of the cpu_op with External id `ext`, when it holds the launch
+  // (or, with no launch seen, when `ext` is not just the correlation).
+  std::uint32_t by_external(std::uint64_t ext, const StagedEvent& work, const StagedRef* launch_at,
+                            const StagedEvent* launch) const {
+    if (ext == 0) return kNoCall;
+    auto it = launches_.cpu_op_by_external.find(ext);
+    if (it == launches_.cpu_op_by_external.end()) return kNoCall;
+    const CpuOpSpan& op = lines_[it->second.line].cpu_ops[it->second.index];
+    if (launch == nullptr) return ext == work.correlation ? kNoCall : op.call;
+    const bool holds = it->second.line == launch_at->line && op.start_ps <= launch->start_ps &&
+                       launch->start_ps + launch->duration_ps <= op.end_ps;
+    return holds ? op.call : kNoCall;
+  }
+
+  // The innermost cpu_op on the launch's thread whose span holds the launch.
+  std::uint32_t innermost_cpu_op(std::uint32_t line, const StagedEvent& launch) const {
+    const std::vector<CpuOpSpan>& v = lines_[line].cpu_ops;
+    const std::vector<std::uint32_t>& order = lines_[line].cpu_ops_by_start;
+    auto after = std::upper_bound(order.begin(), order.end(), launch.start_ps,
+                                  [&](std::int64_t t, std::uint32_t i) { return t < v[i].start_ps; });
+    std::int32_t i = after == order.begin() ? -1 : static_cast<std::int32_t>(*(after - 1));
+    const std::int64_t end_ps = launch.start_ps + launch.duration_ps;
+    while (i >= 0 && v[static_cast<std::size_t>(i)].end_ps < end_ps) i = v[static_cast<std::size_t>(i)].parent;
+    return i >= 0 ? v[static_cast<std::size_t>(i)].call : kNoCall;
+  }
+
+  const std::vector<StagedLine>& lines_;
+  const KinetoLaunches& launches_;
+};
+
+// The launcher's call with the collective arguments of the work's own call.
+CallInfo merged_call(const Trace& t, std::uint32_t launched, std::uint32_t own_call) {
+  CallInfo merged = t.calls[launched];
+  const CallInfo& own = t.calls[own_call];
+  merged.collective = own.collective;
+  merged.in_msg_nelems = own.in_msg_nelems;
+  merged.out_msg_nelems = own.out_msg_nelems;
+  merged.group_size = own.group_size;
+  merged.dtype = own.dtype;
+  merged.process_group = own.process_group;
+  return merged;
+}
+
+}  // namespace
+
+void link_kineto_launches(ChromeStaging& staging, TraceBuilder& builder) {
+  index_cpu_ops(staging.lines);
+  const Linker linker(staging.lines, staging.launches);
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> merged_calls;
+  for (StagedLine& l : staging.lines) {
+    if (!l.device_ops && l.key.lane != 1) continue;
+    for (StagedEvent& s : l.events) {
+      const std::uint32_t launched = linker.launcher_of(s);
+      if (launched == kNoCall) continue;
+      if (s.own_call == kNoCall) {
+        s.own_call = launched;
+        continue;
+      }
+      const std::uint64_t k = (std::uint64_t{launched} << 32) | s.own_call;
+      auto it = merged_calls.find(k);
+      if (it == merged_calls.end())
+        it = merged_calls.emplace(k, builder.intern_call(merged_call(builder.trace(), launched, s.own_call))).first;
+      s.own_call = it->second;
+    }
+  }
+  for (StagedLine& l : staging.lines) {
+    std::vector<CpuOpSpan>().swap(l.cpu_ops);
+    std::vector<std::uint32_t>().swap(l.cpu_ops_by_start);
+  }
+  KinetoLaunches freed;
+  std::swap(staging.launches, freed);
+}
+
+}  // namespace roofline::detail
