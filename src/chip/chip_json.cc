@@ -11,7 +11,7 @@
 
 #include "absl/status/status.h"
 #include "roofline/detail/cat.hpp"
-#include "roofline/chip.hpp"
+#include "roofline/chip_io.hpp"
 #include "roofline/detail/status_macros.hpp"
 
 namespace roofline {
@@ -322,15 +322,6 @@ std::string chip_to_json(const Chip& c) {
     sources.push_back({{"fields", s.fields}, {"reference", s.reference}, {"read_on", s.read_on}});
   j["sources"] = sources;
   return j.dump(2, ' ', false, json::error_handler_t::replace);
-}
-
-std::string_view topology_name(Topology t) {
-  switch (t) {
-    case Topology::kTorus2D: return "torus-2d";
-    case Topology::kTorus3D: return "torus-3d";
-    case Topology::kSwitch: return "switch";
-  }
-  return "?";
 }
 
 }  // namespace roofline

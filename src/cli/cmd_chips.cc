@@ -4,7 +4,7 @@
 
 #include "roofline/detail/cat.hpp"
 #include "absl/strings/str_join.h"
-#include "roofline/chip.hpp"
+#include "roofline/chip_io.hpp"
 #include "roofline/report/units.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/text_table.hpp"

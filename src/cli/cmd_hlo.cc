@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/hlo/predict.hpp"
 #include "roofline/hlo/reader.hpp"

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "roofline/collectives/collective_kind.hpp"
+#include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/report/units.hpp"
 #include "roofline/sharding/mesh.hpp"

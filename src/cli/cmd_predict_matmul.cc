@@ -3,7 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "roofline/detail/cat.hpp"
+#include "roofline/chip_io.hpp"
 #include "roofline/ops/matmul.hpp"
+#include "roofline/ops/validate.hpp"
 #include "roofline/report/units.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/prediction_output.hpp"

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/report/units.hpp"
 #include "roofline/sharding/matmul_expression.hpp"

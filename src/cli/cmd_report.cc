@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "roofline/chip_io.hpp"
 #include "roofline/hlo/reader.hpp"
 #include "roofline/report/join.hpp"
 #include "roofline/report/render.hpp"

@@ -29,6 +29,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
+#include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/detail/status_macros.hpp"
 #include "src/trace/json_scan.hpp"

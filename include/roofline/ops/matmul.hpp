@@ -12,8 +12,6 @@
 #include <cstdint>
 #include <optional>
 
-#include "absl/status/status.h"
-#include "roofline/detail/cat.hpp"
 #include "roofline/chip.hpp"
 #include "roofline/predict.hpp"
 
@@ -44,17 +42,6 @@ struct Matmul {
                 mm * nn * bytes_per_element(out()));
   }
 };
-
-inline absl::Status validate(const Matmul& mm, const Chip& chip) {
-  if (mm.batch <= 0 || mm.m <= 0 || mm.k <= 0 || mm.n <= 0)
-    return absl::InvalidArgumentError(detail::cat("matmul dims must be positive: batch=", mm.batch,
-                                                   " m=", mm.m, " k=", mm.k, " n=", mm.n));
-  if (!chip.has(mm.compute()))
-    return absl::InvalidArgumentError(detail::cat(chip.name, " has no ",
-                                                   peak_class_name(peak_class(mm.compute())),
-                                                   " peak"));
-  return absl::OkStatus();
-}
 
 inline Prediction predict(const Matmul& mm, const Chip& chip) {
   return make_prediction(mm.flops(), mm.hbm_bytes(), 0, 0, mm.compute(), chip);
