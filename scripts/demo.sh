@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds roofline (Release) and
-# reports expected vs observed on the real TPU v6e profile in
-# ../shared/data/real when it is there, writing the HTML page next to the
-# text; otherwise runs the built-in default (the worked examples' rooflines).
+# reports expected vs observed on a profile: the one given as the argument,
+# or by default the real TPU v6e profile that ships in examples/profiles/
+# (its source and license are in examples/profiles/README.md). It prints the
+# text report and writes the HTML page next to it.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/deps.sh"
@@ -10,17 +11,23 @@ build="${ROOFLINE_BUILD_DIR:-$root/build}"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DROOFLINE_BUILD_TESTS=OFF \
       -DROOFLINE_BUILD_BENCH=OFF -DROOFLINE_BUILD_EXAMPLES=OFF >/dev/null
 cmake --build "$build" -j "${ROOFLINE_JOBS:-2}" --target roofline_cli >/dev/null
-trace="${1:-$root/../shared/data/real/xprof/tpu_v6e_x4_inference_2.xplane.pb}"
-if [ -e "$trace" ]; then
-  out="$build/report"
-  mkdir -p "$out"
-  "$build/roofline" report "$trace" --device 0 | tee "$out/report.txt"
-  "$build/roofline" report "$trace" --device 0 --format html -o "$out/report.html"
-  echo
-  echo "Text report: $out/report.txt"
-  echo "HTML report: $out/report.html (open it in a browser)"
+# The built-in profile holds four chips that ran the same program: the
+# report shows the first. A profile given as the argument is reported whole.
+if [ $# -ge 1 ]; then
+  trace=$1
+  select=()
 else
-  echo "(no profile at $trace: showing the built-in worked examples instead)"
-  echo
-  "$build/roofline" demo
+  trace="$root/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb"
+  select=(--device 0)
 fi
+if [ ! -e "$trace" ]; then
+  echo "demo.sh: no profile at $trace" >&2
+  exit 1
+fi
+out="$build/report"
+mkdir -p "$out"
+"$build/roofline" report "$trace" "${select[@]}" | tee "$out/report.txt"
+"$build/roofline" report "$trace" "${select[@]}" --format html -o "$out/report.html"
+echo
+echo "Text report: $out/report.txt"
+echo "HTML report: $out/report.html (open it in a browser)"

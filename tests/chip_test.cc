@@ -18,8 +18,8 @@ using roofline::DType;
 
 namespace {
 
-// The ten chips of issue 2 carry bf16, int8 and fp32 peaks; the format
-// itself asks only for fp32 and a bf16 or fp16 rate (a V100 has neither
+// The ten chips of issue 2 carry bf16 and int8 peaks; the format itself
+// asks only for fp32 (GPUs) and a bf16 or fp16 rate (a V100 has neither
 // bf16 nor int8 tensor cores).
 const std::set<std::string> kIssue2Chips = {
     "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-7x",
@@ -44,7 +44,9 @@ TEST_CASE("chip: every required chip is embedded and every spec file loads") {
     absl::StatusOr<Chip> c = roofline::load_chip(entry.path().string());
     REQUIRE(c.ok());
     CHECK(c->name == entry.path().stem().string());
-    CHECK(c->has(roofline::PeakClass::kFp32));
+    // GPUs list their fp32 rate; TPUs time fp32 on the bf16 MXU (select_peak).
+    CHECK(c->has(roofline::PeakClass::kFp32) == (c->kind == roofline::ChipKind::kGpu));
+    CHECK(c->has(DType::kF32));
     CHECK((c->has(roofline::PeakClass::kBf16) || c->has(roofline::PeakClass::kFp16)));
     if (kIssue2Chips.count(c->name)) {
       CHECK(c->has(roofline::PeakClass::kBf16));
@@ -198,8 +200,10 @@ TEST_CASE("chip: malformed specs are refused with the field named") {
       {"missing field", [](json& j) { j.erase("hbm_bytes"); }, "/hbm_bytes: missing required field"},
       {"missing bf16 and fp16 (v5e lists no fp16)", [](json& j) { j["peak_flops_per_s"].erase("bf16"); },
        "/peak_flops_per_s/bf16: missing required field (a spec needs a bf16 or an fp16 peak)"},
-      {"missing fp32", [](json& j) { j["peak_flops_per_s"].erase("fp32"); },
-       "/peak_flops_per_s/fp32: missing required field"},
+      {"fp32 on a TPU", [](json& j) { j["peak_flops_per_s"]["fp32"] = 1.97e14; },
+       "/peak_flops_per_s/fp32: a TPU spec has no fp32 peak"},
+      {"a GPU without fp32", [](json& j) { j["kind"] = "gpu"; j["interconnect"]["topology"] = "switch"; },
+       "/peak_flops_per_s/fp32: missing required field (GPUs list their fp32 rate)"},
       {"unknown field", [](json& j) { j["hbm_bandwidth"] = 1; }, "/hbm_bandwidth: unknown field"},
       {"bad topology", [](json& j) { j["interconnect"]["topology"] = "torus-4d"; },
        "/interconnect/topology: expected one of"},

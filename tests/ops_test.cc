@@ -1,9 +1,12 @@
+#include <cmath>
+
 #include <catch2/catch.hpp>
 
 #include "roofline/roofline.hpp"
 
 using roofline::Bound;
 using roofline::DType;
+using roofline::bound_of;
 
 TEST_CASE("matmul: the call site from the README compiles and predicts 89.3 ms") {
   const roofline::Chip& v5e = roofline::chip("tpu-v5e");
@@ -95,4 +98,92 @@ TEST_CASE("generic op: communication-bound when the link time dominates") {
   CHECK(p.bound == Bound::kCommunication);
   CHECK(p.t_lower_s == 0.01);
   CHECK(p.t_upper_s == Approx(0.01 + 1e9 / 1.97e14 + 1e6 / 8.2e11));
+}
+
+TEST_CASE("predict: invalid input never passes as a number") {
+  const roofline::Chip& v5e = roofline::chip("tpu-v5e");
+  // A negative dimension: NaN times and the "invalid" bound, whatever the
+  // signs multiply to (m = -5, k = -1 gives positive FLOPs).
+  for (const roofline::Matmul& mm : {roofline::Matmul{.m = -5, .k = 8192, .n = 8192},
+                                     roofline::Matmul{.m = -5, .k = -1, .n = 8192}}) {
+    const roofline::Prediction p = roofline::predict(mm, v5e);
+    CHECK(p.bound == Bound::kInvalid);
+    CHECK(!p.valid());
+    CHECK(std::isnan(p.t_math_s));
+    CHECK(std::isnan(p.t_lower_s));
+    CHECK(std::isnan(p.t_upper_s));
+    CHECK(roofline::bound_name(p.bound) == "invalid");
+    CHECK(!roofline::validate(mm, v5e).ok());
+  }
+  // fp8 on a chip with no fp8 unit (v5e lists none): no silent "memory".
+  const roofline::Prediction fp8 =
+      roofline::predict(roofline::Matmul{.m = 4096, .k = 4096, .n = 4096, .dtype = DType::kF8E4M3FN}, v5e);
+  CHECK(fp8.bound == Bound::kInvalid);
+  CHECK(std::isnan(fp8.t_lower_s));
+  CHECK(!fp8.peak.available());
+  CHECK(roofline::peak_label(fp8.peak, v5e) == "no fp8 peak");
+  // A negative element count.
+  CHECK(roofline::predict(roofline::Elementwise{.elements = -1}, v5e).bound == Bound::kInvalid);
+  // An empty matmul is an ordinary op (an MoE expert that got no tokens):
+  // no arithmetic; the formula still charges W[8192, 8192] bf16 once.
+  const roofline::Prediction empty = roofline::predict(roofline::Matmul{.m = 0, .k = 8192, .n = 8192}, v5e);
+  CHECK(empty.valid());
+  CHECK(empty.t_math_s == 0);
+  CHECK(empty.t_lower_s == Approx(8192.0 * 8192 * 2 / 8.2e11));
+}
+
+TEST_CASE("select_peak: the precision is an input and every fallback is named") {
+  const roofline::Chip& v5e = roofline::chip("tpu-v5e");
+  const roofline::Chip& h100 = roofline::chip("h100-sxm");
+  const roofline::Chip& v100 = roofline::chip("v100-sxm2");
+  using roofline::PeakClass;
+  using roofline::PeakSearch;
+  // bf16 on a v5e: its own unit, 1.97e14 (hardware/tpu-v5e.json).
+  const roofline::PeakChoice bf16 = roofline::select_peak(v5e, PeakClass::kBf16);
+  CHECK(!bf16.fallback());
+  CHECK(bf16.flops_per_s == 1.97e14);
+  CHECK(roofline::peak_label(bf16, v5e) == "bf16 peak");
+  // fp32 on a TPU runs on the bf16 MXU (one pass at XLA's default
+  // precision); the spec holds no fp32 figure, the choice says so.
+  const roofline::PeakChoice f32 = roofline::select_peak(v5e, PeakClass::kFp32);
+  CHECK(f32.fallback());
+  CHECK(f32.used == PeakClass::kBf16);
+  CHECK(f32.flops_per_s == 1.97e14);
+  CHECK(roofline::peak_label(f32, v5e) == "bf16 MXU peak for fp32 (XLA's default precision: one bf16 pass)");
+  // A predicted f32 matmul carries that choice.
+  const roofline::Prediction p =
+      roofline::predict(roofline::Matmul{.m = 8192, .k = 8192, .n = 8192, .dtype = DType::kF32}, v5e);
+  CHECK(p.peak.fallback());
+  CHECK(p.t_math_s == Approx(2.0 * 8192 * 8192 * 8192 / 1.97e14));
+  // tf32 on an H100 has its own unit; fp32 its own (non-tensor) rate.
+  CHECK(roofline::select_peak(h100, PeakClass::kTf32).used == PeakClass::kTf32);
+  CHECK(roofline::select_peak(h100, PeakClass::kFp32).flops_per_s == 6.7e13);
+  // bf16 on a V100: no unit. The exact rule refuses; the upcast rule (used
+  // for whole HLO programs) times it on fp32 and names it.
+  CHECK(!roofline::select_peak(v100, PeakClass::kBf16).available());
+  const roofline::PeakChoice up = roofline::select_peak(v100, PeakClass::kBf16, PeakSearch::kUpcast);
+  CHECK(up.used == PeakClass::kFp32);
+  CHECK(roofline::peak_label(up, v100) == "fp32 peak for bf16 (no bf16 unit: run upcast)");
+}
+
+TEST_CASE("bound_of: one rule for ops, sums and steps") {
+  CHECK(bound_of(2, 1, 1) == Bound::kCompute);
+  CHECK(bound_of(1, 1, 0) == Bound::kCompute);  // a tie at the ridge is compute, as the scaling book
+  CHECK(bound_of(1, 2, 2) == Bound::kMemory);   // memory before communication on a tie
+  CHECK(bound_of(1, 1, 3) == Bound::kCommunication);
+  CHECK(bound_of(0, 0, 0) == Bound::kMemory);   // an empty op only touches its operands
+  CHECK(bound_of(std::nan(""), 1, 0) == Bound::kInvalid);
+  // A sum adds both bounds term by term: two ops, one compute-, one
+  // memory-bound, overlap each their own terms only.
+  const roofline::Chip& v5e = roofline::chip("tpu-v5e");
+  const roofline::Prediction a = roofline::predict(roofline::Matmul{.m = 8192, .k = 8192, .n = 8192}, v5e);
+  const roofline::Prediction b = roofline::predict(roofline::Matmul{.m = 8, .k = 8192, .n = 8192}, v5e);
+  roofline::Prediction sum;
+  roofline::accumulate(sum, a);
+  roofline::accumulate(sum, b, 2);
+  roofline::settle_sum(sum, DType::kBF16, roofline::select_peak(v5e, roofline::PeakClass::kBf16), v5e);
+  CHECK(sum.t_lower_s == Approx(a.t_math_s + 2 * b.t_hbm_s));
+  CHECK(sum.t_upper_s == Approx(a.t_upper_s + 2 * b.t_upper_s));
+  CHECK(sum.flops == a.flops + 2 * b.flops);
+  CHECK(sum.bound == bound_of(sum.t_math_s, sum.t_hbm_s, sum.t_ici_s));
 }

@@ -108,15 +108,70 @@ struct Chip {
   std::vector<SpecSource> sources;
 
   bool has(PeakClass c) const { return peak_flops_per_s[static_cast<int>(c)] > 0; }
-  bool has(DType t) const { return has(peak_class(t)); }
-  double peak_flops_per_s_for(DType t) const {
-    return peak_flops_per_s[static_cast<int>(peak_class(t))];
-  }
+  // Whether arithmetic in `t` can be timed on this chip, and at what peak:
+  // select_peak(*this, peak_class(t)) (its exact rule), the one place a
+  // peak is chosen.
+  bool has(DType t) const;
+  double peak_flops_per_s_for(DType t) const;
   // FLOPs per HBM byte at which T_math = T_hbm for arithmetic in `t`.
   double ridge_flops_per_byte(DType t) const {
     return peak_flops_per_s_for(t) / hbm_bytes_per_s;
   }
 };
+
+// Which of a chip's peaks times arithmetic of one precision. Peak selection
+// lives here and only here, so every prediction picks a peak the same way
+// and says so when it did not get the one it asked for.
+struct PeakChoice {
+  PeakClass wanted = PeakClass::kBf16;  // the precision the op computes in
+  PeakClass used = PeakClass::kBf16;    // the chip's unit that times it
+  double flops_per_s = 0;               // 0: the chip has no unit for it
+  bool available() const { return flops_per_s > 0; }
+  bool fallback() const { return used != wanted; }
+};
+
+// How far select_peak may look past the precision asked for.
+enum class PeakSearch : std::uint8_t {
+  // The unit the precision asks for, plus the one documented stand-in:
+  // fp32 (and tf32) on a TPU run on the bf16 MXU, because XLA runs an f32
+  // dot at DEFAULT precision as one bf16 pass (JAX docs, "Matmul precision";
+  // HIGHEST takes 6 passes and is slower: the bound stays a lower bound).
+  // TPU specs carry no fp32 figure of their own for that reason.
+  kExact,
+  // Also what a compiler does with a program whose type has no unit: run it
+  // upcast, on fp32 (tf32, fp64, bf16 ...), then on bf16. For whole HLO
+  // programs, which must be costed even where one instruction is odd.
+  kUpcast,
+};
+
+inline PeakChoice select_peak(const Chip& chip, PeakClass wanted, PeakSearch search = PeakSearch::kExact) {
+  const auto peak = [&](PeakClass c) { return chip.peak_flops_per_s[static_cast<int>(c)]; };
+  const auto choose = [&](PeakClass c) { return PeakChoice{.wanted = wanted, .used = c, .flops_per_s = peak(c)}; };
+  if (peak(wanted) > 0) return choose(wanted);
+  const bool fp32_like = wanted == PeakClass::kFp32 || wanted == PeakClass::kTf32;
+  if (chip.kind == ChipKind::kTpu && fp32_like && peak(PeakClass::kBf16) > 0) return choose(PeakClass::kBf16);
+  if (wanted == PeakClass::kTf32 && peak(PeakClass::kFp32) > 0) return choose(PeakClass::kFp32);
+  if (search == PeakSearch::kUpcast) {
+    if (peak(PeakClass::kFp32) > 0) return choose(PeakClass::kFp32);
+    if (peak(PeakClass::kBf16) > 0) return choose(PeakClass::kBf16);
+  }
+  return PeakChoice{.wanted = wanted, .used = wanted, .flops_per_s = 0};
+}
+
+// "bf16 MXU peak for fp32 (XLA's default precision)", "fp32 peak": which
+// peak timed the arithmetic, in words fit for a report.
+inline std::string peak_label(const PeakChoice& choice, const Chip& chip) {
+  const std::string used(peak_class_name(choice.used));
+  const std::string wanted(peak_class_name(choice.wanted));
+  if (!choice.available()) return "no " + wanted + " peak";
+  if (!choice.fallback()) return used + " peak";
+  if (chip.kind == ChipKind::kTpu && choice.used == PeakClass::kBf16)
+    return "bf16 MXU peak for " + wanted + " (XLA's default precision: one bf16 pass)";
+  return used + " peak for " + wanted + " (no " + wanted + " unit: run upcast)";
+}
+
+inline bool Chip::has(DType t) const { return select_peak(*this, peak_class(t)).available(); }
+inline double Chip::peak_flops_per_s_for(DType t) const { return select_peak(*this, peak_class(t)).flops_per_s; }
 
 // The embedded chip named `name`. For names written in code: a typo throws
 // std::out_of_range whose message lists the known chips. A name a user typed

@@ -1,15 +1,27 @@
-// The roofline of one op on one chip.
+// The roofline of one op on one chip, and of sums of ops.
 //
-//   T_math = FLOPs / peak FLOP/s of the op's compute dtype
+//   T_math = FLOPs / peak FLOP/s of the op's compute precision (select_peak)
 //   T_hbm  = HBM bytes / HBM bandwidth
 //   T_ici  = bytes on the busiest link / link bandwidth (0 for one device)
 //
-// The op cannot run faster than the slowest of the three (`t_lower_s`, the
+// One op cannot run faster than the slowest of the three (`t_lower_s`, the
 // time if everything overlaps perfectly) and should not run slower than their
 // sum (`t_upper_s`, nothing overlaps). The bound is whichever term is largest.
+//
+// `Prediction` is the one value type for such a breakdown: a single op, an
+// HLO instruction, a collective, a loop body, a whole module, a part of a
+// training step. A sum of ops (`accumulate`) adds the counts, the three times
+// and the two bounds term by term, so its lower bound is the sum of the ops'
+// lower bounds (each op overlaps its own terms, not its neighbours').
+//
+// An op that breaks predict()'s preconditions (a dimension <= 0, a precision
+// the chip has no unit for) is never given a plausible time: its times are
+// NaN and its bound is Bound::kInvalid. validate(op, chip) says why.
 #pragma once
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string_view>
 
 #include "roofline/chip.hpp"
@@ -17,62 +29,117 @@
 
 namespace roofline {
 
-enum class Bound : unsigned char { kCompute, kMemory, kCommunication };
+enum class Bound : unsigned char { kCompute, kMemory, kCommunication, kInvalid };
 
 constexpr std::string_view bound_name(Bound b) {
   switch (b) {
     case Bound::kCompute: return "compute";
     case Bound::kMemory: return "memory";
     case Bound::kCommunication: return "communication";
+    case Bound::kInvalid: return "invalid";
   }
   return "?";
+}
+
+// The one bound rule: the largest of the three times. Ties go to compute,
+// then memory: a perfectly balanced op is reported as compute-bound, as the
+// scaling book does at the ridge. All three zero (an empty op) is memory: it
+// only touches its operands. A NaN time (invalid input) makes it kInvalid.
+constexpr Bound bound_of(double t_math_s, double t_hbm_s, double t_ici_s) {
+  if (t_math_s != t_math_s || t_hbm_s != t_hbm_s || t_ici_s != t_ici_s) return Bound::kInvalid;
+  if (t_math_s >= t_hbm_s && t_math_s >= t_ici_s && t_math_s > 0) return Bound::kCompute;
+  if (t_hbm_s >= t_ici_s) return Bound::kMemory;
+  return Bound::kCommunication;
 }
 
 struct Prediction {
   double flops = 0;
   double transcendentals = 0;
   double hbm_bytes = 0;
-  double ici_bytes = 0;  // bytes over the busiest link
+  double ici_bytes = 0;  // bytes over the busiest link (or over PCIe for host transfers)
   double t_math_s = 0;
   double t_hbm_s = 0;
   double t_ici_s = 0;
-  double t_lower_s = 0;  // max of the three: perfect overlap
-  double t_upper_s = 0;  // sum of the three: no overlap
+  double t_lower_s = 0;  // one op: max of the three (perfect overlap); a sum: the sum of its ops' maxima
+  double t_upper_s = 0;  // one op: sum of the three (no overlap); a sum: the sum of its ops' sums
   Bound bound = Bound::kMemory;
   double intensity_flops_per_byte = 0;  // flops / hbm_bytes
-  double ridge_flops_per_byte = 0;      // chip peak / HBM bandwidth for `dtype`
-  DType dtype = DType::kBF16;           // whose peak T_math used
+  double ridge_flops_per_byte = 0;      // the peak that timed T_math / HBM bandwidth
+  DType dtype = DType::kBF16;           // the compute dtype of the op
+  // The chip's peak that timed T_math, and whether it is the one `dtype`
+  // asked for (see select_peak: a fallback is named, never silent).
+  PeakChoice peak;
+
+  bool valid() const { return bound != Bound::kInvalid; }
 };
 
-// The lower and upper bounds and the bound of a Prediction whose three
-// times are set. Ties go to compute, then memory: a perfectly balanced op is
-// reported as compute-bound, as the scaling book does at the ridge.
+// Sets the two bounds and the bound of one op whose three times are set.
 inline void settle_bounds(Prediction& p) {
   p.t_lower_s = std::max({p.t_math_s, p.t_hbm_s, p.t_ici_s});
   p.t_upper_s = p.t_math_s + p.t_hbm_s + p.t_ici_s;
-  if (p.t_math_s >= p.t_hbm_s && p.t_math_s >= p.t_ici_s && p.t_math_s > 0) p.bound = Bound::kCompute;
-  else if (p.t_hbm_s >= p.t_ici_s) p.bound = Bound::kMemory;
-  else p.bound = Bound::kCommunication;
+  p.bound = bound_of(p.t_math_s, p.t_hbm_s, p.t_ici_s);
+  if (p.bound == Bound::kInvalid) p.t_lower_s = p.t_upper_s = std::numeric_limits<double>::quiet_NaN();
+}
+
+// Marks `p` as the prediction of an op that breaks predict()'s preconditions.
+inline void make_invalid(Prediction& p) {
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  p.t_math_s = p.t_hbm_s = p.t_ici_s = p.t_lower_s = p.t_upper_s = nan;
+  p.bound = Bound::kInvalid;
+}
+
+// Adds `part`, run `times` times, into the sum `total`: counts, times and
+// both bounds add term by term. Finish a sum with settle_sum().
+inline void accumulate(Prediction& total, const Prediction& part, double times = 1) {
+  total.flops += part.flops * times;
+  total.transcendentals += part.transcendentals * times;
+  total.hbm_bytes += part.hbm_bytes * times;
+  total.ici_bytes += part.ici_bytes * times;
+  total.t_math_s += part.t_math_s * times;
+  total.t_hbm_s += part.t_hbm_s * times;
+  total.t_ici_s += part.t_ici_s * times;
+  total.t_lower_s += part.t_lower_s * times;
+  total.t_upper_s += part.t_upper_s * times;
+}
+
+// The bound, intensity and ridge of a sum built with accumulate(); `peak`
+// is the one the sum is quoted against (the dominant dtype's).
+inline void settle_sum(Prediction& total, DType dtype, const PeakChoice& peak, const Chip& chip) {
+  total.bound = bound_of(total.t_math_s, total.t_hbm_s, total.t_ici_s);
+  total.intensity_flops_per_byte = total.hbm_bytes > 0 ? total.flops / total.hbm_bytes : 0;
+  total.dtype = dtype;
+  total.peak = peak;
+  total.ridge_flops_per_byte = peak.flops_per_s / chip.hbm_bytes_per_s;
 }
 
 // Assembles a Prediction from counts and the times they imply. Every op's
 // predict() ends here, so the bound and the two totals mean the same thing
-// everywhere.
-inline Prediction make_prediction(double flops, double hbm_bytes, double ici_bytes,
-                                  double t_ici_s, DType dtype, const Chip& chip) {
+// everywhere. `peak` says which of the chip's peaks times the arithmetic
+// (select_peak(chip, peak_class(dtype)) for most ops); a peak the chip
+// lacks (flops_per_s == 0) with FLOPs to time makes the prediction invalid.
+inline Prediction make_prediction(double flops, double hbm_bytes, double ici_bytes, double t_ici_s,
+                                  DType dtype, const PeakChoice& peak, const Chip& chip) {
   Prediction p;
   p.flops = flops;
   p.hbm_bytes = hbm_bytes;
   p.ici_bytes = ici_bytes;
   p.dtype = dtype;
-  const double peak = chip.peak_flops_per_s_for(dtype);
-  p.t_math_s = flops > 0 && peak > 0 ? flops / peak : 0;
+  p.peak = peak;
+  p.t_math_s = flops > 0 && peak.flops_per_s > 0 ? flops / peak.flops_per_s : 0;
   p.t_hbm_s = hbm_bytes / chip.hbm_bytes_per_s;
   p.t_ici_s = t_ici_s;
-  settle_bounds(p);
   p.intensity_flops_per_byte = hbm_bytes > 0 ? flops / hbm_bytes : 0;
-  p.ridge_flops_per_byte = chip.ridge_flops_per_byte(dtype);
+  p.ridge_flops_per_byte = peak.flops_per_s / chip.hbm_bytes_per_s;
+  const bool counts_ok = flops >= 0 && hbm_bytes >= 0 && ici_bytes >= 0 && t_ici_s >= 0;
+  if (!counts_ok || (flops > 0 && !peak.available())) make_invalid(p);
+  else settle_bounds(p);
   return p;
+}
+
+// The same with the peak of `dtype` chosen by select_peak's exact rule.
+inline Prediction make_prediction(double flops, double hbm_bytes, double ici_bytes, double t_ici_s,
+                                  DType dtype, const Chip& chip) {
+  return make_prediction(flops, hbm_bytes, ici_bytes, t_ici_s, dtype, select_peak(chip, peak_class(dtype)), chip);
 }
 
 }  // namespace roofline

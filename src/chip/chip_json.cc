@@ -201,7 +201,14 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
   }
   // fp32 and a 16-bit float rate are what every roofline needs; the rest is
   // per chip (a V100 has fp16 tensor cores but no bf16 or int8 ones).
-  if (!c.has(PeakClass::kFp32)) return r.error("/peak_flops_per_s/fp32", "missing required field");
+  // A TPU has no fp32 matrix unit of its own: select_peak times fp32 on the
+  // bf16 MXU and says so, so a TPU spec carries no fp32 figure (one would be
+  // a convention, not a measurement). Every GPU lists its fp32 rate.
+  if (c.kind == ChipKind::kGpu && !c.has(PeakClass::kFp32))
+    return r.error("/peak_flops_per_s/fp32", "missing required field (GPUs list their fp32 rate)");
+  if (c.kind == ChipKind::kTpu && c.has(PeakClass::kFp32))
+    return r.error("/peak_flops_per_s/fp32",
+                   "a TPU spec has no fp32 peak: fp32 is timed on the bf16 MXU (docs/chip_spec.md, Peaks)");
   if (!c.has(PeakClass::kBf16) && !c.has(PeakClass::kFp16))
     return r.error("/peak_flops_per_s/bf16",
                    "missing required field (a spec needs a bf16 or an fp16 peak)");

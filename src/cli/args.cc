@@ -1,4 +1,5 @@
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -72,25 +73,33 @@ absl::StatusOr<std::string> Args::require(std::string_view name) const {
   return *v;
 }
 
-absl::StatusOr<long long> Args::get_int(std::string_view name,
-                                        std::optional<long long> fallback) const {
+absl::StatusOr<long long> Args::get_int(std::string_view name, std::optional<long long> fallback,
+                                        IntRange range) const {
   auto v = get(name);
   if (!v) {
     if (fallback) return *fallback;
     return absl::InvalidArgumentError(detail::cat("missing required option --", name));
   }
+  const auto bad = [&] {
+    const bool whole = range.min == std::numeric_limits<long long>::min() &&
+                       range.max == std::numeric_limits<long long>::max();
+    return absl::InvalidArgumentError(whole ? detail::cat("--", name, ": expected an integer, got '", *v, "'")
+                                            : detail::cat("--", name, ": expected an integer from ", range.min,
+                                                          " to ", range.max, ", got '", *v, "'"));
+  };
+  if (v->empty()) return bad();
   errno = 0;
   char* end = nullptr;
   long long x = std::strtoll(v->c_str(), &end, 10);
-  if (v->empty() || *end != '\0' || errno == ERANGE) {
-    // Allow exponent forms people write for sizes, e.g. 1e9, when exact.
-    double d = std::strtod(v->c_str(), &end);
-    if (v->empty() || *end != '\0' || d != static_cast<double>(static_cast<long long>(d)) ||
-        d > 9.2e18 || d < -9.2e18)
-      return absl::InvalidArgumentError(
-          detail::cat("--", name, ": expected an integer, got '", *v, "'"));
+  if (*end != '\0' || errno == ERANGE) {
+    // Exponent forms people write for sizes, e.g. 1e9, when exact. The
+    // range is checked on the double before any cast: casting 1e30 or nan
+    // to an integer is undefined.
+    const double d = std::strtod(v->c_str(), &end);
+    if (*end != '\0' || !std::isfinite(d) || d != std::trunc(d) || d >= 0x1p63 || d < -0x1p63) return bad();
     x = static_cast<long long>(d);
   }
+  if (x < range.min || x > range.max) return bad();
   return x;
 }
 
@@ -103,8 +112,8 @@ absl::StatusOr<double> Args::get_double(std::string_view name,
   }
   char* end = nullptr;
   double d = std::strtod(v->c_str(), &end);
-  if (v->empty() || *end != '\0')
-    return absl::InvalidArgumentError(detail::cat("--", name, ": expected a number, got '", *v, "'"));
+  if (v->empty() || *end != '\0' || !std::isfinite(d))
+    return absl::InvalidArgumentError(detail::cat("--", name, ": expected a finite number, got '", *v, "'"));
   return d;
 }
 

@@ -18,7 +18,7 @@ namespace roofline::cli {
 namespace {
 
 // Short words for what a row's numbers leave out or add up.
-std::vector<std::string> notes(const HloPredictionRow& r) {
+std::vector<std::string> notes(const HloPredictionRow& r, const Chip& chip) {
   std::vector<std::string> n;
   const HloCostFlags& f = r.cost.flags;
   if (r.aggregate) {
@@ -36,11 +36,9 @@ std::vector<std::string> notes(const HloPredictionRow& r) {
   if (f.collective_not_timed) n.push_back("collective not timed");
   if (f.conditional_max) n.push_back("max over branches");
   if (r.cost.host_bytes > 0) n.push_back("host transfer over PCIe");
-  // The chip has no unit for the type (bf16 on a V100): predict() charged
-  // the arithmetic at another peak; say which.
-  if (r.cost.flops > 0 && peak_class(r.prediction.dtype) != peak_class(r.cost.dtype))
-    n.push_back(detail::cat("no ", peak_class_name(peak_class(r.cost.dtype)), " peak on this chip: timed at the ",
-                            peak_class_name(peak_class(r.prediction.dtype)), " peak"));
+  // The chip has no unit for the type (bf16 on a V100, fp32 on a TPU):
+  // select_peak timed the arithmetic at another peak; say which.
+  if (r.cost.flops > 0 && r.prediction.peak.fallback()) n.push_back("timed at the " + peak_label(r.prediction.peak, chip));
   return n;
 }
 
@@ -60,10 +58,10 @@ std::string num(double v) { return detail::cat(v); }
 // An instruction that takes no time (parameter, tuple, bitcast) has no bound.
 std::string bound_text(const Prediction& p) { return p.t_upper_s > 0 ? std::string(bound_name(p.bound)) : "none"; }
 
-nlohmann::json row_json(const HloPredictionRow& r) {
+nlohmann::json row_json(const HloPredictionRow& r, const Chip& chip) {
   const Prediction& p = r.prediction;
   nlohmann::json flags = nlohmann::json::array();
-  for (const std::string& s : notes(r)) flags.push_back(s);
+  for (const std::string& s : notes(r, chip)) flags.push_back(s);
   nlohmann::json j = {{"name", std::string(r.instruction->name)},
                       {"opcode", std::string(r.instruction->opcode_name)},
                       {"category", std::string(category_name(r.cost.category))},
@@ -110,7 +108,7 @@ int run(const Args& args) {
   if (!chip_name.ok()) return fail(chip_name.status());
   auto chip = resolve_chip(*chip_name);
   if (!chip.ok()) return fail(chip.status());
-  auto top = args.get_int("top", 0);
+  auto top = args.get_int("top", 0, kIntRange);
   if (!top.ok()) return fail(top.status());
   if (*top < 0) return fail_usage("--top must be a non-negative number of rows (0: all)");
   auto module = read_hlo_file(args.positional()[0]);
@@ -128,7 +126,7 @@ int run(const Args& args) {
 
   if (*fmt == "json") {
     nlohmann::json out = nlohmann::json::array();
-    for (const HloPredictionRow* r : rows) out.push_back(row_json(*r));
+    for (const HloPredictionRow* r : rows) out.push_back(row_json(*r, *chip));
     std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return 0;
   }
@@ -143,7 +141,7 @@ int run(const Args& args) {
                         csv_field(std::string(r->instruction->parent->name)), num(r->executions),
                         r->aggregate ? "true" : "false", num(p.flops), num(p.transcendentals), num(p.hbm_bytes),
                         num(r->cost.host_bytes), num(p.t_math_s), num(p.t_hbm_s), num(p.t_ici_s), num(p.t_lower_s),
-                        num(p.t_upper_s), bound_text(p), csv_field(join(notes(*r), "; "))},
+                        num(p.t_upper_s), bound_text(p), csv_field(join(notes(*r, *chip), "; "))},
                        ",")
                       .c_str());
     }
@@ -165,16 +163,16 @@ int run(const Args& args) {
                r->executions == 1 ? std::string("1") : detail::cat(static_cast<long long>(r->executions)),
                format_si(p.flops, "FLOP"), format_bytes(p.hbm_bytes), format_seconds(p.t_math_s),
                format_seconds(p.t_hbm_s), format_seconds(p.t_ici_s), bound_text(p),
-               group_text(*r), join(notes(*r), "; ")});
+               group_text(*r), join(notes(*r, *chip), "; ")});
   }
   std::printf("%s", t.render().c_str());
   std::printf("total (one run; loop rows are not added again): %s, %s HBM",
-              format_si(mp.flops, "FLOP").c_str(), format_bytes(mp.hbm_bytes).c_str());
+              format_si(mp.total.flops, "FLOP").c_str(), format_bytes(mp.total.hbm_bytes).c_str());
   if (mp.host_bytes > 0) std::printf(", %s to/from host", format_bytes(mp.host_bytes).c_str());
   std::printf("\n  T_math %s  T_hbm %s  T_ici %s  lower bound %s (sum of per-op max)  upper bound %s (sum of sums)\n",
-              format_seconds(mp.t_math_s).c_str(), format_seconds(mp.t_hbm_s).c_str(),
-              format_seconds(mp.t_ici_s).c_str(), format_seconds(mp.t_lower_s).c_str(),
-              format_seconds(mp.t_upper_s).c_str());
+              format_seconds(mp.total.t_math_s).c_str(), format_seconds(mp.total.t_hbm_s).c_str(),
+              format_seconds(mp.total.t_ici_s).c_str(), format_seconds(mp.total.t_lower_s).c_str(),
+              format_seconds(mp.total.t_upper_s).c_str());
   if (mp.unknown_cost_instructions > 0)
     std::printf("  %d instruction(s) without a cost model (FLOPs unknown; see notes)\n", mp.unknown_cost_instructions);
   if (mp.unknown_trip_count_loops > 0)

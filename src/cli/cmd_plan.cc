@@ -18,13 +18,13 @@ nlohmann::json candidate_json(const PlanCandidate& c, int rank) {
   const TrainingStep& s = c.step;
   nlohmann::json parts = nlohmann::json::array();
   for (const StepPart& p : s.parts) {
-    if (p.flops == 0 && p.hbm_bytes == 0 && p.t_ici_s == 0) continue;
+    if (p.roofline.flops == 0 && p.roofline.hbm_bytes == 0 && p.roofline.t_ici_s == 0) continue;
     parts.push_back({{"part", std::string(p.name)},
-                     {"flops", p.flops},
-                     {"hbm_bytes", p.hbm_bytes},
-                     {"t_math_s", p.t_math_s},
-                     {"t_hbm_s", p.t_hbm_s},
-                     {"t_ici_s", p.t_ici_s}});
+                     {"flops", p.roofline.flops},
+                     {"hbm_bytes", p.roofline.hbm_bytes},
+                     {"t_math_s", p.roofline.t_math_s},
+                     {"t_hbm_s", p.roofline.t_hbm_s},
+                     {"t_ici_s", p.roofline.t_ici_s}});
   }
   const MemoryPerChip& m = s.memory;
   return {{"rank", rank},
@@ -34,13 +34,13 @@ nlohmann::json candidate_json(const PlanCandidate& c, int rank) {
           {"remat", std::string(remat_name(c.remat))},
           {"microbatches", c.microbatches},
           {"step_time_s", s.step_time_s},
-          {"t_lower_s", s.t_lower_s},
-          {"t_upper_s", s.t_upper_s},
-          {"t_math_s", s.t_math_s},
-          {"t_hbm_s", s.t_hbm_s},
-          {"t_ici_s", s.t_ici_s},
+          {"t_lower_s", s.roofline.t_lower_s},
+          {"t_upper_s", s.roofline.t_upper_s},
+          {"t_math_s", s.roofline.t_math_s},
+          {"t_hbm_s", s.roofline.t_hbm_s},
+          {"t_ici_s", s.roofline.t_ici_s},
           {"bubble_factor", s.bubble_factor},
-          {"bound", std::string(bound_name(s.bound))},
+          {"bound", std::string(bound_name(s.roofline.bound))},
           {"mfu", s.mfu},
           {"tokens_per_chip", s.tokens_per_chip},
           {"memory",
@@ -78,7 +78,7 @@ int run(const Args& args) {
   if (!chip_name.ok()) return fail(chip_name.status());
   auto chip = resolve_chip(*chip_name);
   if (!chip.ok()) return fail(chip.status());
-  auto chips = args.get_int("chips", std::nullopt);
+  auto chips = args.get_int("chips", std::nullopt, kIntRange);
   if (!chips.ok()) return fail(chips.status());
   if (*chips < 1 || *chips > (1 << 24)) return fail_usage(detail::cat("--chips: expected 1 to 16777216, got ", *chips));
   auto batch = args.get_int("batch-tokens", std::nullopt);
@@ -86,7 +86,7 @@ int run(const Args& args) {
   auto seq = args.get_int("seq", 0);
   if (!seq.ok()) return fail(seq.status());
   if (*seq < 0) return fail_usage("--seq: expected a positive length");
-  auto top = args.get_int("top", 20);
+  auto top = args.get_int("top", 20, kIntRange);
   if (!top.ok()) return fail(top.status());
   const std::string dtype_text = args.get_or("dtype", "bf16");
   const std::optional<DType> dtype = parse_dtype(dtype_text);
@@ -161,8 +161,8 @@ int run(const Args& args) {
     const PlanCandidate& c = plan->ranked[i];
     const TrainingStep& s = c.step;
     table.add_row({std::to_string(i + 1), c.mesh, c.strategy, std::string(remat_name(c.remat)),
-                   format_seconds(s.step_time_s), format_percent(s.mfu), std::string(bound_name(s.bound)),
-                   format_seconds(s.t_math_s), format_seconds(s.t_hbm_s), format_seconds(s.t_ici_s),
+                   format_seconds(s.step_time_s), format_percent(s.mfu), std::string(bound_name(s.roofline.bound)),
+                   format_seconds(s.roofline.t_math_s), format_seconds(s.roofline.t_hbm_s), format_seconds(s.roofline.t_ici_s),
                    memory_text(s.memory)});
   }
   std::printf("\n%s", table.render().c_str());

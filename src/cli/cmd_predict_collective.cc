@@ -40,7 +40,7 @@ int run(const Args& args) {
   if (!(*bytes >= 0)) return fail_usage(detail::cat("--bytes: expected a size in bytes >= 0, got ", *bytes));
   if (args.has("hops") && *kind != CollectiveKind::kPermute)
     return fail_usage("--hops is the distance a permute moves each shard; it applies to --op permute only");
-  auto hops = args.get_int("hops", 1);
+  auto hops = args.get_int("hops", 1, kIntRange);
   if (!hops.ok()) return fail(hops.status());
   if (*hops < 1 || *hops > 1'000'000) return fail_usage(detail::cat("--hops: expected 1 or more, got ", *hops));
 

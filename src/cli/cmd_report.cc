@@ -37,7 +37,7 @@ int run(const Args& args) {
   auto fmt_name = args.format({"text", "md", "json", "csv", "html"});
   if (!fmt_name.ok()) return fail(fmt_name.status());
   const ReportFormat format = *parse_report_format(*fmt_name);
-  auto top = args.get_int("top", 15);
+  auto top = args.get_int("top", 15, kIntRange);
   if (!top.ok()) return fail(top.status());
   if (*top < 1) return fail_usage("--top: expected a positive integer");
 
@@ -56,7 +56,7 @@ int run(const Args& args) {
     options.target_chip = &target;
   }
   if (args.has("device")) {
-    auto d = args.get_int("device", std::nullopt);
+    auto d = args.get_int("device", std::nullopt, kIntRange);
     if (!d.ok()) return fail(d.status());
     options.device_id = static_cast<int>(*d);
   }

@@ -172,11 +172,11 @@ int run_stats(const Args& args) {
   if (args.positional().size() != 1) return fail_usage("stats: expected exactly one TRACE (file or directory)");
   OpStatsOptions options;
   if (args.has("device")) {
-    auto d = args.get_int("device", std::nullopt);
+    auto d = args.get_int("device", std::nullopt, kIntRange);
     if (!d.ok()) return fail(d.status());
     options.device_id = static_cast<int>(*d);
   }
-  auto top = args.get_int("top", *fmt == "text" ? 20 : -1);
+  auto top = args.get_int("top", *fmt == "text" ? 20 : -1, kIntRange);
   if (!top.ok()) return fail(top.status());
   if (*top < -1 || (args.has("top") && *top < 0)) return fail_usage("--top: expected a count >= 0");
 

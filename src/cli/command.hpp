@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -14,6 +15,14 @@
 #include "absl/status/statusor.h"
 
 namespace roofline::cli {
+
+// The values an integer option may take; a value outside is refused before
+// it is cast, never wrapped or truncated.
+struct IntRange {
+  long long min = std::numeric_limits<long long>::min();
+  long long max = std::numeric_limits<long long>::max();
+};
+inline constexpr IntRange kIntRange{std::numeric_limits<int>::min(), std::numeric_limits<int>::max()};
 
 struct OptionSpec {
   std::string name;          // without the leading "--"
@@ -34,7 +43,11 @@ class Args {
   std::string get_or(std::string_view name, std::string fallback) const;
   // A required option; the error names it.
   absl::StatusOr<std::string> require(std::string_view name) const;
-  absl::StatusOr<long long> get_int(std::string_view name, std::optional<long long> fallback) const;
+  // An integer (exponent forms such as 1e9 are taken when exact) within
+  // `range`; the error names the option and the range.
+  absl::StatusOr<long long> get_int(std::string_view name, std::optional<long long> fallback,
+                                    IntRange range = {}) const;
+  // A finite number: inf and nan are refused.
   absl::StatusOr<double> get_double(std::string_view name, std::optional<double> fallback) const;
   // --format, checked against the formats a command supports.
   absl::StatusOr<std::string> format(const std::vector<std::string>& allowed) const;

@@ -1,6 +1,8 @@
 // roofline: one binary, subcommands registered by the cmd_*.cc files.
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -77,4 +79,16 @@ int main_impl(int argc, char** argv) {
 
 }  // namespace roofline::cli
 
-int main(int argc, char** argv) { return roofline::cli::main_impl(argc, argv); }
+// A command whose output could not be written (a full disk, a closed pipe,
+// `> /dev/full`) has failed, whatever it computed: say so and exit non-zero.
+int main(int argc, char** argv) {
+  const int rc = roofline::cli::main_impl(argc, argv);
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (!flushed || std::ferror(stdout)) {
+    std::fprintf(stderr, "roofline: writing to standard output failed: %s\n",
+                 errno != 0 ? std::strerror(errno) : "write error");
+    return rc != 0 ? rc : 1;
+  }
+  return rc;
+}

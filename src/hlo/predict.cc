@@ -1,6 +1,7 @@
 #include "roofline/hlo/predict.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "absl/container/flat_hash_set.h"
 
@@ -14,41 +15,30 @@ constexpr int kMaxDepth = 64;
 // is listed once per call site); what is not inlined is one summary row.
 constexpr std::size_t kMaxRows = std::size_t{1} << 20;
 
-// The peak that bounds arithmetic in `t`; a chip without that unit (f64 on a
-// TPU) falls back to its fp32, then bf16 row rather than reporting no time.
-DType peak_dtype(DType t, const Chip& chip) {
-  if (chip.has(t)) return t;
-  if (chip.has(DType::kF32)) return DType::kF32;
-  return DType::kBF16;
+PeakChoice peak_for(DType t, const Chip& chip) {
+  return select_peak(chip, peak_class(t), PeakSearch::kUpcast);
 }
 
 Prediction sum(const std::vector<HloPredictionRow>& rows, std::size_t from, double scale) {
   Prediction p;
   for (std::size_t k = from; k < rows.size(); ++k) {
     const HloPredictionRow& r = rows[k];
-    if (r.aggregate) continue;
-    const double n = r.executions * scale;
-    p.flops += r.prediction.flops * n;
-    p.transcendentals += r.prediction.transcendentals * n;
-    p.hbm_bytes += r.prediction.hbm_bytes * n;
-    p.ici_bytes += r.prediction.ici_bytes * n;
-    p.t_math_s += r.prediction.t_math_s * n;
-    p.t_hbm_s += r.prediction.t_hbm_s * n;
-    p.t_ici_s += r.prediction.t_ici_s * n;
-    p.t_lower_s += r.prediction.t_lower_s * n;
-    p.t_upper_s += r.prediction.t_upper_s * n;
+    if (!r.aggregate) accumulate(p, r.prediction, r.executions * scale);
   }
   return p;
 }
 
-// The bound of a summed prediction, by the same rule as make_prediction.
-void finish_aggregate(Prediction* p, DType dtype, const Chip& chip) {
-  if (p->t_math_s >= p->t_hbm_s && p->t_math_s >= p->t_ici_s && p->t_math_s > 0) p->bound = Bound::kCompute;
-  else if (p->t_hbm_s >= p->t_ici_s) p->bound = Bound::kMemory;
-  else p->bound = Bound::kCommunication;
-  p->intensity_flops_per_byte = p->hbm_bytes > 0 ? p->flops / p->hbm_bytes : 0;
-  p->dtype = dtype;
-  p->ridge_flops_per_byte = chip.ridge_flops_per_byte(dtype);
+// The dtype that carries the most FLOPs of a module (bf16 when none has
+// any): the one its total is quoted against.
+DType dominant_dtype(const std::vector<HloPredictionRow>& rows) {
+  std::map<DType, double> flops;
+  for (const HloPredictionRow& r : rows)
+    if (!r.aggregate) flops[r.cost.dtype] += r.prediction.flops * r.executions;
+  DType top = DType::kBF16;
+  double most = 0;
+  for (const auto& [t, f] : flops)
+    if (f > most) most = f, top = t;
+  return top;
 }
 
 class Flattener {
@@ -87,8 +77,9 @@ class Flattener {
     } else {
       computation(i.called(i.opcode == HloOpcode::kCall ? "to_apply" : "calls"), executions, depth + 1);
     }
-    (*rows_)[at].prediction = sum(*rows_, at + 1, 1.0 / (executions > 0 ? executions : 1));
-    finish_aggregate(&(*rows_)[at].prediction, row.cost.dtype, chip_);
+    Prediction& summary = (*rows_)[at].prediction;
+    summary = sum(*rows_, at + 1, 1.0 / (executions > 0 ? executions : 1));
+    settle_sum(summary, row.cost.dtype, peak_for(row.cost.dtype, chip_), chip_);
   }
 
  private:
@@ -115,7 +106,7 @@ Prediction predict(const HloCost& c, const Chip& chip) {
     t_ici += c.host_bytes / chip.pcie_bytes_per_s;
     link_bytes += c.host_bytes;
   }
-  Prediction p = make_prediction(c.flops, c.hbm_bytes(), link_bytes, t_ici, peak_dtype(c.dtype, chip), chip);
+  Prediction p = make_prediction(c.flops, c.hbm_bytes(), link_bytes, t_ici, c.dtype, peak_for(c.dtype, chip), chip);
   p.transcendentals = c.transcendentals;
   return p;
 }
@@ -132,16 +123,9 @@ Prediction predict(const HloInstruction& instruction, const Chip& chip) {
 HloModulePrediction predict(const HloModule& module, const Chip& chip) {
   HloModulePrediction out;
   Flattener(chip, &out.rows).computation(&module.entry(), 1, 0);
-  const Prediction total = sum(out.rows, 0, 1);
-  out.flops = total.flops;
-  out.transcendentals = total.transcendentals;
-  out.hbm_bytes = total.hbm_bytes;
-  out.ici_bytes = total.ici_bytes;
-  out.t_math_s = total.t_math_s;
-  out.t_hbm_s = total.t_hbm_s;
-  out.t_ici_s = total.t_ici_s;
-  out.t_lower_s = total.t_lower_s;
-  out.t_upper_s = total.t_upper_s;
+  out.total = sum(out.rows, 0, 1);
+  const DType dtype = dominant_dtype(out.rows);
+  settle_sum(out.total, dtype, peak_for(dtype, chip), chip);
   for (const HloPredictionRow& r : out.rows) {
     if (r.aggregate) {
       if (r.cost.flags.trip_count_unknown && r.instruction->opcode == HloOpcode::kWhile) ++out.unknown_trip_count_loops;

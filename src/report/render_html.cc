@@ -39,6 +39,7 @@ const char* bound_color(Bound b) {
     case Bound::kCompute: return "#2b6cb0";
     case Bound::kMemory: return "#dd6b20";
     case Bound::kCommunication: return "#2f855a";
+    case Bound::kInvalid: return "#718096";
   }
   return "#718096";
 }

@@ -157,7 +157,7 @@ absl::StatusOr<Plan> plan_training(const PlanRequest& req) {
   }
   std::sort(plan.ranked.begin(), plan.ranked.end(), [](const PlanCandidate& a, const PlanCandidate& b) {
     if (a.step.step_time_s != b.step.step_time_s) return a.step.step_time_s < b.step.step_time_s;
-    if (a.step.t_upper_s != b.step.t_upper_s) return a.step.t_upper_s < b.step.t_upper_s;
+    if (a.step.roofline.t_upper_s != b.step.roofline.t_upper_s) return a.step.roofline.t_upper_s < b.step.roofline.t_upper_s;
     return a.step.memory.total_bytes < b.step.memory.total_bytes;
   });
   if (!plan.ranked.empty()) plan.smallest_that_does_not_fit.reset();

@@ -22,8 +22,7 @@ class PartBuilder {
   // [m, k] @ [k, n], `times` times.
   void matmul(std::int64_t m, std::int64_t k, std::int64_t n, double times) {
     if (times <= 0 || m <= 0 || k <= 0 || n <= 0) return;
-    const Prediction pr = predict(Matmul{.m = m, .k = k, .n = n, .dtype = dtype_}, chip_);
-    add(pr.flops, pr.hbm_bytes, pr.t_math_s, pr.t_hbm_s, times);
+    accumulate(p_.roofline, predict(Matmul{.m = m, .k = k, .n = n, .dtype = dtype_}, chip_), times);
   }
   // A forward matmul X[m, k] @ W[k, n] run `forward_runs` times (2 with
   // remat) and its two backward matmuls dX = dY W^T and dW = X^T dY.
@@ -35,22 +34,14 @@ class PartBuilder {
   // Memory-bound work given by its FLOPs and bytes.
   void stream(double flops, double bytes, double times) {
     if (times <= 0) return;
-    const double peak = chip_.peak_flops_per_s_for(dtype_);
-    add(flops, bytes, peak > 0 ? flops / peak : 0, bytes / chip_.hbm_bytes_per_s, times);
+    accumulate(p_.roofline, make_prediction(flops, bytes, 0, 0, dtype_, chip_), times);
   }
   void collective(const CollectiveTime& t, double times) {
-    p_.t_ici_s += times * t.t_ici_s;
-    p_.ici_bytes += times * t.bytes_per_link;
+    p_.roofline.t_ici_s += times * t.t_ici_s;
+    p_.roofline.ici_bytes += times * t.bytes_per_link;
   }
 
  private:
-  void add(double flops, double bytes, double t_math, double t_hbm, double times) {
-    p_.flops += times * flops;
-    p_.hbm_bytes += times * bytes;
-    p_.t_math_s += times * t_math;
-    p_.t_hbm_s += times * t_hbm;
-    p_.t_roofline_s += times * std::max(t_math, t_hbm);
-  }
   StepPart& p_;
   const Chip& chip_;
   DType dtype_;
@@ -286,23 +277,19 @@ TrainingStep training_step_unchecked(const ModelConfig& model, const Chip& chip,
 
   // --- totals ---
   st.bubble_factor = static_cast<double>(M + P - 1) / M;
-  double math = 0, hbm = 0, roof = 0, ici = 0;
+  Prediction& r = st.roofline;
+  double compute = 0;
   for (const StepPart& p : st.parts) {
-    math += p.t_math_s;
-    hbm += p.t_hbm_s;
-    roof += p.t_roofline_s;
-    ici += p.t_ici_s;
+    accumulate(r, p.roofline);
+    compute += p.roofline.t_lower_s;
   }
-  st.t_math_s = math * st.bubble_factor;
-  st.t_hbm_s = hbm * st.bubble_factor;
-  st.t_compute_s = roof * st.bubble_factor;
-  st.t_ici_s = ici;
-  st.t_lower_s = std::max(st.t_compute_s, st.t_ici_s);
-  st.t_upper_s = st.t_compute_s + st.t_ici_s;
-  st.step_time_s = st.t_lower_s;
-  if (st.t_ici_s > st.t_math_s && st.t_ici_s > st.t_hbm_s) st.bound = Bound::kCommunication;
-  else if (st.t_hbm_s > st.t_math_s) st.bound = Bound::kMemory;
-  else st.bound = Bound::kCompute;
+  r.t_math_s *= st.bubble_factor;
+  r.t_hbm_s *= st.bubble_factor;
+  st.t_compute_s = compute * st.bubble_factor;
+  r.t_lower_s = std::max(st.t_compute_s, r.t_ici_s);
+  r.t_upper_s = st.t_compute_s + r.t_ici_s;
+  settle_sum(r, dt, select_peak(chip, peak_class(dt)), chip);
+  st.step_time_s = r.t_lower_s;
   st.model_flops = model_training_flops(model, static_cast<double>(cfg.batch_tokens), static_cast<double>(seq),
                                         cfg.mask);
   const double peak = chip.peak_flops_per_s_for(dt);

@@ -130,10 +130,10 @@ TEST_CASE("hlo predict: a module lists loop bodies with their trip counts and to
       flops += r.prediction.flops * r.executions;
       lower += r.prediction.t_lower_s * r.executions;
     }
-  CHECK(p.flops == Approx(flops));
-  CHECK(p.t_lower_s == Approx(lower));
+  CHECK(p.total.flops == Approx(flops));
+  CHECK(p.total.t_lower_s == Approx(lower));
   CHECK(loop->prediction.flops == Approx(roofline::cost(*loop->instruction).flops));
-  CHECK(p.flops == Approx(loop->prediction.flops));  // the copies around it do no arithmetic
+  CHECK(p.total.flops == Approx(loop->prediction.flops));  // the copies around it do no arithmetic
   CHECK(p.unknown_trip_count_loops == 0);
   // predict() of the while instruction alone is its summary row.
   CHECK(roofline::predict(*m.instruction("while.1"), v5e).t_lower_s == Approx(loop->prediction.t_lower_s));
@@ -156,7 +156,7 @@ TEST_CASE("hlo predict: the fixture collectives on 8 devices get a network time"
     INFO(name);
     HloModule m = read(name);
     const roofline::HloModulePrediction p = roofline::predict(m, v5e);
-    CHECK(p.t_ici_s > 0);
+    CHECK(p.total.t_ici_s > 0);
     bool found = false;
     for (const roofline::HloPredictionRow& r : p.rows)
       if (r.cost.collective) {
@@ -180,7 +180,7 @@ TEST_CASE("hlo predict: shared and recursive computations cost linear work") {
   HloModule m = parse(text);
   CHECK(roofline::cost(*m.instruction("b0")).flops == std::ldexp(1.0, 39));
   const roofline::HloModulePrediction p = roofline::predict(m, roofline::chip("tpu-v5e"));
-  CHECK(p.flops == std::ldexp(1.0, 40));
+  CHECK(p.total.flops == std::ldexp(1.0, 40));
   CHECK(p.rows.size() <= (std::size_t{1} << 20) + 64);  // inlining stops; summary rows carry the rest
 
   // A while whose body is its own computation (not valid XLA) ends, costing the cycle once.
@@ -188,5 +188,5 @@ TEST_CASE("hlo predict: shared and recursive computations cost linear work") {
       "HloModule cyc\nENTRY loop {\n  x = f32[8]{0} parameter(0)\n  y = f32[8]{0} negate(x)\n"
       "  ROOT w = f32[8]{0} while(y), condition=loop, body=loop\n}\n");
   const roofline::HloModulePrediction q = roofline::predict(cyc, roofline::chip("tpu-v5e"));
-  CHECK(q.flops >= 8);
+  CHECK(q.total.flops >= 8);
 }

@@ -82,7 +82,7 @@ TEST_CASE("real hlo: every extracted HloProto loads and predicts on its chip") {
       INFO(m.config().origin);
       const roofline::HloModulePrediction p = roofline::predict(m, roofline::chip(s.chip));
       CHECK(!p.rows.empty());
-      CHECK(p.t_lower_s > 0);
+      CHECK(p.total.t_lower_s > 0);
       CHECK(p.unknown_cost_instructions == 0);  // the GEMM and cuDNN custom calls are costed
       for (const roofline::HloComputation& c : m.computations())
         for (const roofline::HloInstruction& i : c.instructions) CHECK(i.opcode != roofline::HloOpcode::kUnknown);

@@ -148,9 +148,9 @@ TEST_CASE("training step: data parallel all-reduces the gradients once per step"
                       {.batch_tokens = 64 * 8192, .remat = roofline::Remat::kFull});
   const double w3 = 3 * 1.8e11;
   const double expected = 32 * 2 * (2 * kLayer8b) / w3 + 2 * 2 * (2 * kTable8b) / w3;
-  CHECK(part(s, "gradient all-reduce").t_ici_s == Approx(expected));
-  CHECK(part(s, "tensor-parallel collectives").t_ici_s == 0);
-  CHECK(part(s, "fsdp collectives").t_ici_s == 0);
+  CHECK(part(s, "gradient all-reduce").roofline.t_ici_s == Approx(expected));
+  CHECK(part(s, "tensor-parallel collectives").roofline.t_ici_s == 0);
+  CHECK(part(s, "fsdp collectives").roofline.t_ici_s == 0);
   CHECK(s.tokens_per_chip == 8192);
   // Pure DP keeps 8.03e9 params x (2 + 2 + 8) bytes = 96.4 GB per chip: more
   // than v5p's 96 GB (the book: DP with Adam fits ~HBM/10 params, ~9B).
@@ -170,8 +170,8 @@ TEST_CASE("training step: FSDP shards the state and gathers each layer's weights
   // backward, both gradients reduce-scattered (5 collectives of 2 x 128256 x 4096).
   const double w3 = 3 * 1.8e11;
   const double expected = 32 * 3 * (2 * kLayer8b) / w3 + 5 * (2 * kTable8b) / w3;
-  CHECK(part(s, "fsdp collectives").t_ici_s == Approx(expected));
-  CHECK(part(s, "gradient all-reduce").t_ici_s == 0);
+  CHECK(part(s, "fsdp collectives").roofline.t_ici_s == Approx(expected));
+  CHECK(part(s, "gradient all-reduce").roofline.t_ici_s == 0);
   CHECK(s.memory.params_bytes == Approx(2 * (8030261248.0 - 4096) / 64 + 2 * 4096));
   CHECK(s.memory.fits);
 }
@@ -187,12 +187,12 @@ TEST_CASE("training step: matmuls cost 3x their forward FLOPs, 4x with remat") {
   // (x @ [Wq Wk Wv]) + 2 b N H D (attn @ Wo), times 3, times 32 layers.
   const double b = 8192, D = 4096, H = 128;
   const double fwd = 2 * b * D * (32 + 16) * H + 2 * b * 32 * H * D;
-  CHECK(part(plain, "attention projections").flops == Approx(32 * 3 * fwd));
-  CHECK(part(remat, "attention projections").flops == Approx(32 * 4 * fwd));
+  CHECK(part(plain, "attention projections").roofline.flops == Approx(32 * 3 * fwd));
+  CHECK(part(remat, "attention projections").roofline.flops == Approx(32 * 4 * fwd));
   // Causal attention core: 12 b T N H / 2 per layer.
-  CHECK(part(plain, "attention core").flops == Approx(32 * 6 * b * 8192 * 32 * H));
+  CHECK(part(plain, "attention core").roofline.flops == Approx(32 * 6 * b * 8192 * 32 * H));
   // Gated MLP: 18 b D F per layer, plus the SiLU-product's 4 + 8 FLOPs per element of [b, F].
-  CHECK(part(plain, "mlp").flops == Approx(32 * (18 * b * D * 14336 + 12 * b * 14336)));
+  CHECK(part(plain, "mlp").roofline.flops == Approx(32 * (18 * b * D * 14336 + 12 * b * 14336)));
   // Remat keeps a layer input instead of every activation.
   CHECK(remat.memory.activations_bytes < plain.memory.activations_bytes);
   CHECK(remat.memory.activations_bytes == Approx(remat.memory.activations_remat_bytes));
@@ -211,7 +211,7 @@ TEST_CASE("training step: tensor parallelism gathers and scatters activations ar
   // the unembedding AG 2, RS 1.
   const double v = 8192.0 * 4096 * 2;
   const double t = v / 1.8e11;  // one wrapping ring of 4: V / W_bidi (bandwidth-bound)
-  CHECK(part(s, "tensor-parallel collectives").t_ici_s == Approx((32 * (8 + 6) + 3) * t));
+  CHECK(part(s, "tensor-parallel collectives").roofline.t_ici_s == Approx((32 * (8 + 6) + 3) * t));
 }
 
 TEST_CASE("training step: MFU follows the named convention and the step bounds") {
@@ -222,9 +222,9 @@ TEST_CASE("training step: MFU follows the named convention and the step bounds")
       roofline::model_training_flops(llama8b(), 64 * 8192.0, 8192, AttentionMask::kCausal);
   CHECK(s.model_flops == Approx(model_flops));
   CHECK(s.mfu == Approx(model_flops / (s.step_time_s * 64 * 4.59e14)));
-  CHECK(s.t_lower_s == Approx(std::max(s.t_compute_s, s.t_ici_s)));
-  CHECK(s.t_upper_s == Approx(s.t_compute_s + s.t_ici_s));
-  CHECK(s.step_time_s == s.t_lower_s);
+  CHECK(s.roofline.t_lower_s == Approx(std::max(s.t_compute_s, s.roofline.t_ici_s)));
+  CHECK(s.roofline.t_upper_s == Approx(s.t_compute_s + s.roofline.t_ici_s));
+  CHECK(s.step_time_s == s.roofline.t_lower_s);
   CHECK(s.mfu < 1);
   CHECK(s.mfu > 0.3);
 }
@@ -236,8 +236,8 @@ TEST_CASE("training step: a pipeline adds a bubble and stage-boundary transfers"
                       {.batch_tokens = 64 * 8192, .remat = roofline::Remat::kFull, .microbatches = 4});
   // GPipe / 1F1B bubble: (M + P - 1) / M = 7 / 4.
   CHECK(s.bubble_factor == Approx(7.0 / 4.0));
-  CHECK(part(s, "pipeline transfers").t_ici_s > 0);
-  CHECK(part(s, "embedding").flops == 0);  // the last stage (unembedding) is the slowest; embedding is on stage 0
+  CHECK(part(s, "pipeline transfers").roofline.t_ici_s > 0);
+  CHECK(part(s, "embedding").roofline.flops == 0);  // the last stage (unembedding) is the slowest; embedding is on stage 0
 }
 
 TEST_CASE("training step: LLaMA-3-70B does not fit on 8 v5e chips") {

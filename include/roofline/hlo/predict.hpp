@@ -6,9 +6,14 @@
 //            (collective_time_on_group with V and the replica-group size),
 //            bytes / PCIe bandwidth for transfers to and from host memory
 //
+// An instruction whose type has no unit on the chip is timed on the unit
+// XLA would upcast it to (select_peak with PeakSearch::kUpcast), and its
+// Prediction::peak says so.
+//
 //   auto m = roofline::read_hlo_file("step.hlo");
 //   roofline::HloModulePrediction p = roofline::predict(*m, roofline::chip("tpu-v6e"));
 //   for (const auto& row : p.rows) ... row.prediction.t_lower_s * row.executions
+//   p.total.t_lower_s  // the whole module
 #pragma once
 
 #include <cstdint>
@@ -52,17 +57,11 @@ struct HloModulePrediction {
   // carries the maximum over its branches and is counted in the totals.
   std::vector<HloPredictionRow> rows;
 
-  // Sums over the non-aggregate rows, each times its executions.
-  double flops = 0;
-  double transcendentals = 0;
-  double hbm_bytes = 0;
-  double host_bytes = 0;
-  double ici_bytes = 0;
-  double t_math_s = 0;
-  double t_hbm_s = 0;
-  double t_ici_s = 0;
-  double t_lower_s = 0;  // sum of per-instruction max(T_math, T_hbm, T_ici)
-  double t_upper_s = 0;  // sum of per-instruction T_math + T_hbm + T_ici
+  // Sums over the non-aggregate rows, each times its executions
+  // (accumulate()): t_lower_s is the sum of per-instruction
+  // max(T_math, T_hbm, T_ici), t_upper_s the sum of their sums.
+  Prediction total;
+  double host_bytes = 0;  // of `total.ici_bytes`, what crossed PCIe to and from host memory
   int unknown_cost_instructions = 0;  // custom calls / opcodes without a cost model
   int unknown_trip_count_loops = 0;   // while loops counted once
 };

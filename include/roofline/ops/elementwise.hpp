@@ -34,6 +34,9 @@ struct Elementwise {
 inline Prediction predict(const Elementwise& op, const Chip& chip) {
   Prediction p = make_prediction(op.flops(), op.hbm_bytes(), 0, 0, op.dtype, chip);
   p.transcendentals = static_cast<double>(op.elements) * op.transcendentals_per_element;
+  // Negative counts are invalid input: NaN times, Bound::kInvalid.
+  if (op.elements < 0 || op.inputs < 0 || !(op.flops_per_element >= 0) || !(op.transcendentals_per_element >= 0))
+    make_invalid(p);
   return p;
 }
 

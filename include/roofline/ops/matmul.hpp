@@ -43,8 +43,14 @@ struct Matmul {
   }
 };
 
+// A negative dimension, or a compute dtype the chip has no unit for, gives
+// NaN times and Bound::kInvalid (validate(), roofline/ops/validate.hpp, says
+// which); a zero dimension is an empty matmul (an MoE expert that got no
+// tokens): zero time.
 inline Prediction predict(const Matmul& mm, const Chip& chip) {
-  return make_prediction(mm.flops(), mm.hbm_bytes(), 0, 0, mm.compute(), chip);
+  Prediction p = make_prediction(mm.flops(), mm.hbm_bytes(), 0, 0, mm.compute(), chip);
+  if (mm.batch < 0 || mm.m < 0 || mm.k < 0 || mm.n < 0) make_invalid(p);
+  return p;
 }
 
 }  // namespace roofline

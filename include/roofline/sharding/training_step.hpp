@@ -52,16 +52,14 @@ struct TrainingConfig {
 };
 
 // One part of the step, per chip, summed over the layers of its stage and
-// over the forward and backward passes.
+// over the forward and backward passes. `roofline` is the sum of its ops
+// (accumulate()): t_lower_s is the sum over its compute ops of
+// max(T_math, T_hbm), t_upper_s the sum of T_math + T_hbm; its collectives
+// add only t_ici_s and ici_bytes, because the step overlaps them with the
+// compute of the whole step, not op by op.
 struct StepPart {
   std::string_view name;
-  double flops = 0;
-  double hbm_bytes = 0;
-  double ici_bytes = 0;  // bytes over the busiest link
-  double t_math_s = 0;
-  double t_hbm_s = 0;
-  double t_ici_s = 0;
-  double t_roofline_s = 0;  // sum over its ops of max(t_math, t_hbm)
+  Prediction roofline;
 };
 
 struct MemoryPerChip {
@@ -79,15 +77,15 @@ struct MemoryPerChip {
 
 struct TrainingStep {
   std::vector<StepPart> parts;
-  double t_math_s = 0;       // sum over parts (with the pipeline bubble)
-  double t_hbm_s = 0;
-  double t_ici_s = 0;        // every collective one after another on the network
+  // The step: t_math_s and t_hbm_s sum the parts (times the pipeline
+  // bubble), t_ici_s puts every collective one after another on the
+  // network. t_lower_s = max(t_compute_s, t_ici_s) (communication hidden
+  // under compute), t_upper_s = t_compute_s + t_ici_s (nothing overlaps);
+  // the bound is bound_of() the three times.
+  Prediction roofline;
   double t_compute_s = 0;    // sum of per-op rooflines, times the bubble factor
   double bubble_factor = 1;  // (microbatches + stages - 1) / microbatches
-  double t_lower_s = 0;      // max(t_compute_s, t_ici_s): communication hidden under compute
-  double t_upper_s = 0;      // t_compute_s + t_ici_s: nothing overlaps
-  double step_time_s = 0;    // the prediction: t_lower_s, as the book's analysis assumes
-  Bound bound = Bound::kCompute;
+  double step_time_s = 0;    // the prediction: roofline.t_lower_s, as the book's analysis assumes
   double model_flops = 0;    // per step, all chips (kMfuConvention)
   double mfu = 0;            // at step_time_s
   double tokens_per_chip = 0;
