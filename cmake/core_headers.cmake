@@ -14,5 +14,16 @@ set(ROOFLINE_CORE_HEADERS
   include/roofline/collectives/collective.hpp
   include/roofline/collectives/collective_kind.hpp
   include/roofline/collectives/network_dim.hpp
+  include/roofline/sharding/critical_batch.hpp
+  include/roofline/sharding/layers.hpp
+  include/roofline/sharding/matmul_expression.hpp
+  include/roofline/sharding/mesh.hpp
+  include/roofline/sharding/mesh_collective.hpp
+  include/roofline/sharding/model_config.hpp
+  include/roofline/sharding/sharded_matmul.hpp
+  include/roofline/sharding/training_step.hpp
+  include/roofline/sharding/detail/mesh_layout.hpp
+  include/roofline/sharding/detail/sharded_matmul_search.hpp
+  include/roofline/sharding/detail/training_step_parts.hpp
   include/roofline/detail/cat.hpp
   include/roofline/detail/embedded_chips.hpp)

@@ -1,10 +1,10 @@
 // Everything: roofline::core (roofline/core.hpp: chips, ops, collectives,
-// predict) and the compiled roofline::roofline on top of it: chip spec
-// files and names users type (chip_io.hpp), validate(op, chip), meshes,
-// sharded matmuls, training steps and the planner, HLO modules and their
-// cost. Link roofline::roofline. The readers of traces and the report have
-// their own headers: roofline/trace/read.hpp, roofline/report/join.hpp,
-// roofline/report/render.hpp.
+// predict, meshes, sharded matmuls, training steps) and the compiled
+// roofline::roofline on top of it: chip spec files and names users type
+// (chip_io.hpp), validate(op, chip), the sharding parsers and checked entry
+// points, the planner, HLO modules and their cost. Link roofline::roofline.
+// The readers of traces and the report have their own headers:
+// roofline/trace/read.hpp, roofline/report/join.hpp, roofline/report/render.hpp.
 #pragma once
 
 #include "roofline/core.hpp"
@@ -14,7 +14,6 @@
 #include "roofline/hlo/predict.hpp"
 #include "roofline/hlo/reader.hpp"
 #include "roofline/ops/validate.hpp"
-#include "roofline/sharding/mesh_collective.hpp"
+#include "roofline/sharding/checked.hpp"
+#include "roofline/sharding/parse.hpp"
 #include "roofline/sharding/planner.hpp"
-#include "roofline/sharding/sharded_matmul.hpp"
-#include "roofline/sharding/training_step.hpp"

@@ -5,6 +5,7 @@
 #include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/report/units.hpp"
+#include "roofline/sharding/parse.hpp"
 #include "roofline/sharding/planner.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/text_table.hpp"

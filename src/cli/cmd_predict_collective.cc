@@ -7,7 +7,9 @@
 #include "roofline/detail/cat.hpp"
 #include "roofline/report/units.hpp"
 #include "roofline/sharding/mesh.hpp"
+#include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/mesh_collective.hpp"
+#include "roofline/sharding/parse.hpp"
 #include "src/cli/command.hpp"
 
 namespace roofline::cli {

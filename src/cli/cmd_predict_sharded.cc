@@ -8,6 +8,8 @@
 #include "roofline/detail/cat.hpp"
 #include "roofline/report/units.hpp"
 #include "roofline/sharding/matmul_expression.hpp"
+#include "roofline/sharding/checked.hpp"
+#include "roofline/sharding/parse.hpp"
 #include "roofline/sharding/sharded_matmul.hpp"
 #include "src/cli/command.hpp"
 
