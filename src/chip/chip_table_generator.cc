@@ -70,7 +70,11 @@ struct ChipText {
 ChipText chip_text(const Chip& c, int index) {
   ChipText t;
   const std::string id = detail::cat("kChip", index);
-  auto span = [&](const std::string& array, bool empty) { return empty ? std::string("{}") : array; };
+  // {pointer, count}: one span constructor for every array, where {array}
+  // would instantiate one per array length in every including file.
+  auto span = [&](const std::string& array, std::size_t size) {
+    return size == 0 ? std::string("{}") : detail::cat("{", array, ", ", size, "}");
+  };
 
   if (!c.on_chip.empty()) {
     t.arrays += detail::cat("inline constexpr EmbeddedMemory ", id, "OnChip[] = {\n");
@@ -97,7 +101,7 @@ ChipText chip_text(const Chip& c, int index) {
     t.arrays += detail::cat("inline constexpr EmbeddedSource ", id, "Sources[] = {\n");
     for (std::size_t s = 0; s < c.sources.size(); ++s) {
       const SpecSource& src = c.sources[s];
-      t.arrays += detail::cat("    {", span(detail::cat(id, "Source", s, "Fields"), src.fields.empty()), ",\n     ",
+      t.arrays += detail::cat("    {", span(detail::cat(id, "Source", s, "Fields"), src.fields.size()), ",\n     ",
                               literal(src.reference), ",\n     ", literal(src.read_on), "},\n");
     }
     t.arrays += "};\n";
@@ -114,20 +118,20 @@ ChipText chip_text(const Chip& c, int index) {
       "     .peak_flops_per_s = {", peaks, "},\n",
       "     .hbm_bytes = ", number(c.hbm_bytes), ",\n",
       "     .hbm_bytes_per_s = ", number(c.hbm_bytes_per_s), ",\n",
-      "     .on_chip = ", span(id + "OnChip", c.on_chip.empty()), ",\n",
+      "     .on_chip = ", span(id + "OnChip", c.on_chip.size()), ",\n",
       "     .topology = ", enumerator(c.ici.topology, "Topology"), ",\n",
       "     .link_bytes_per_s = ", number(c.ici.link_bytes_per_s), ",\n",
       "     .links_per_chip = ", c.ici.links_per_chip, ",\n",
       "     .hop_latency_s = ", number(c.ici.hop_latency_s), ",\n",
       "     .wrap = ", enumerator(c.ici.wrap, "WrapRule"), ",\n",
       "     .wrap_axis_size = ", c.ici.wrap_axis_size, ",\n",
-      "     .max_shape = ", span(id + "MaxShape", c.ici.max_shape.empty()), ",\n",
+      "     .max_shape = ", span(id + "MaxShape", c.ici.max_shape.size()), ",\n",
       "     .dcn_bytes_per_s = ", number(c.dcn_bytes_per_s), ",\n",
       "     .pcie_bytes_per_s = ", number(c.pcie_bytes_per_s), ",\n",
       "     .chips_per_host = ", c.chips_per_host, ",\n",
       "     .cores_per_chip = ", c.cores_per_chip, ",\n",
-      "     .device_names = ", span(id + "DeviceNames", c.device_names.empty()), ",\n",
-      "     .sources = ", span(id + "Sources", c.sources.empty()), "},\n");
+      "     .device_names = ", span(id + "DeviceNames", c.device_names.size()), ",\n",
+      "     .sources = ", span(id + "Sources", c.sources.size()), "},\n");
   return t;
 }
 

@@ -6,11 +6,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
-#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "roofline/collectives/network_dim.hpp"
@@ -138,34 +137,50 @@ struct Search {
   }
 };
 
-// Slice shapes of `n` chips within the pod, most cube-like first (smallest
-// longest dimension, then most dimensions in use): the shapes TPU slices are
-// provisioned in (v5e 32 chips: 4x8; v5p 64: 4x4x4, 256: 4x8x8).
-inline std::vector<std::vector<int>> slice_shapes(int n, const std::vector<int>& max_shape) {
-  std::vector<std::vector<int>> out;
-  std::vector<int> cur(max_shape.size(), 1);
-  std::function<void(std::size_t, int)> rec = [&](std::size_t d, int rest) {
-    if (d == max_shape.size()) {
-      if (rest == 1) out.push_back(cur);
-      return;
-    }
-    for (int f = 1; f <= std::min(rest, max_shape[d]); ++f) {
-      if (rest % f != 0) continue;
-      cur[d] = f;
-      rec(d + 1, rest / f);
-    }
-    cur[d] = 1;
-  };
-  rec(0, n);
-  auto key = [](const std::vector<int>& s) {
+// Every shape of `rest` chips over dimensions d, d+1, ... of the pod.
+inline void factor_shapes(const std::vector<int>& max_shape, std::size_t d, int rest, std::vector<int>& cur,
+                          std::vector<std::vector<int>>& out) {
+  if (d == max_shape.size()) {
+    if (rest == 1) out.push_back(cur);
+    return;
+  }
+  for (int f = 1; f <= std::min(rest, max_shape[d]); ++f) {
+    if (rest % f != 0) continue;
+    cur[d] = f;
+    factor_shapes(max_shape, d + 1, rest / f, cur, out);
+  }
+  cur[d] = 1;
+}
+
+// Is slice shape `a` more cube-like than `b`: a shorter longest dimension,
+// then more dimensions in use, then the smaller shape.
+inline bool more_cube_like(const std::vector<int>& a, const std::vector<int>& b) {
+  auto longest_and_used = [](const std::vector<int>& s) {
     int longest = 0, used = 0;
     for (int x : s) {
       longest = std::max(longest, x);
       used += x > 1;
     }
-    return std::make_tuple(longest, -used, s);
+    return std::pair{longest, used};
   };
-  std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  const auto [la, ua] = longest_and_used(a);
+  const auto [lb, ub] = longest_and_used(b);
+  if (la != lb) return la < lb;
+  if (ua != ub) return ua > ub;
+  return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+}
+
+// Slice shapes of `n` chips within the pod, most cube-like first: the
+// shapes TPU slices are provisioned in (v5e 32 chips: 4x8; v5p 64: 4x4x4,
+// 256: 4x8x8).
+inline std::vector<std::vector<int>> slice_shapes(int n, const std::vector<int>& max_shape) {
+  std::vector<std::vector<int>> out;
+  std::vector<int> cur(max_shape.size(), 1);
+  factor_shapes(max_shape, 0, n, cur, out);
+  // An insertion sort: a pod has a few dozen shapes of n chips, and no
+  // std::sort is instantiated in every file that includes roofline/core.hpp.
+  for (std::size_t i = 1; i < out.size(); ++i)
+    for (std::size_t k = i; k > 0 && more_cube_like(out[k], out[k - 1]); --k) std::swap(out[k], out[k - 1]);
   return out;
 }
 

@@ -8,6 +8,7 @@
 //   book_cases         the book's cases present as written
 //   gather_candidates  mesh axes worth gathering (on a contracting dim, or
 //                      used by both operands), up to 4 choices each
+//   Gatherings         every choice, in order
 //   strategy           per choice: the local result (local_result), the
 //                      gathers, the local matmul, the reductions of the
 //                      partial sums (reduce_partial_sums) and the reshards
@@ -15,11 +16,11 @@
 #pragma once
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "roofline/detail/cat.hpp"
@@ -59,8 +60,19 @@ inline const Axes& axes_of(const ShardedArray& op, const std::string& dim) {
 // too (batch dims). `result_dims` are the dims the contraction leaves, lhs
 // first, in the operands' order.
 struct Roles {
-  std::map<std::string, Role> of;
+  std::vector<std::pair<std::string, Role>> of;  // every dim, in the order first named
   std::vector<std::string> result_dims;
+
+  Role at(const std::string& dim) const {
+    for (const auto& [d, r] : of)
+      if (d == dim) return r;
+    return Role::kLhsFree;  // not reached: every dim has a role
+  }
+  bool has(const std::string& dim) const {
+    for (const auto& [d, r] : of)
+      if (d == dim) return true;
+    return false;
+  }
 };
 
 inline Roles dim_roles(const ShardedArray& lhs, const ShardedArray& rhs, const std::optional<ShardedArray>& out) {
@@ -68,35 +80,38 @@ inline Roles dim_roles(const ShardedArray& lhs, const ShardedArray& rhs, const s
   for (const std::string& d : lhs.dims) {
     const bool in_rhs = find_dim(rhs, d) >= 0;
     const bool in_out = out && find_dim(*out, d) >= 0;
-    r.of[d] = in_rhs ? (in_out ? Role::kBatch : Role::kContract) : Role::kLhsFree;
+    r.of.emplace_back(d, in_rhs ? (in_out ? Role::kBatch : Role::kContract) : Role::kLhsFree);
   }
   for (const std::string& d : rhs.dims)
-    if (!r.of.count(d)) r.of[d] = Role::kRhsFree;
+    if (!r.has(d)) r.of.emplace_back(d, Role::kRhsFree);
   for (const std::string& d : lhs.dims)
-    if (r.of.at(d) != Role::kContract) r.result_dims.push_back(d);
+    if (r.at(d) != Role::kContract) r.result_dims.push_back(d);
   for (const std::string& d : rhs.dims)
-    if (r.of.at(d) == Role::kRhsFree) r.result_dims.push_back(d);
+    if (r.at(d) == Role::kRhsFree) r.result_dims.push_back(d);
   return r;
 }
 
 // The book's cases present in the expression as written (case_description).
 inline std::vector<int> book_cases(const ShardedArray& lhs, const ShardedArray& rhs, const Roles& roles) {
-  std::set<int> cases;
+  bool present[5] = {};
   for (const auto& [d, r] : roles.of) {
     if (r != Role::kContract) continue;
     const Axes& al = axes_of(lhs, d);
     const Axes& ar = axes_of(rhs, d);
     if (al.empty() && ar.empty()) continue;
-    cases.insert(al == ar ? 3 : 2);
+    present[al == ar ? 3 : 2] = true;
   }
   for (std::size_t i = 0; i < lhs.dims.size(); ++i) {
-    if (roles.of.at(lhs.dims[i]) != Role::kLhsFree) continue;
+    if (roles.at(lhs.dims[i]) != Role::kLhsFree) continue;
     for (int a : lhs.axes[i])
       for (std::size_t j = 0; j < rhs.dims.size(); ++j)
-        if (roles.of.at(rhs.dims[j]) == Role::kRhsFree && contains(rhs.axes[j], a)) cases.insert(4);
+        if (roles.at(rhs.dims[j]) == Role::kRhsFree && contains(rhs.axes[j], a)) present[4] = true;
   }
-  if (cases.empty()) cases.insert(1);
-  return {cases.begin(), cases.end()};
+  std::vector<int> cases;
+  for (int c = 2; c <= 4; ++c)
+    if (present[c]) cases.push_back(c);
+  if (cases.empty()) cases.push_back(1);
+  return cases;
 }
 
 // A mesh axis worth gathering, and off which operands it can be.
@@ -117,8 +132,8 @@ inline std::vector<Candidate> gather_candidates(const ShardedArray& lhs, const S
     for (std::size_t i = 0; i < rhs.dims.size(); ++i)
       if (contains(rhs.axes[i], ax)) dr = static_cast<int>(i);
     const bool on_contract =
-        (dl >= 0 && roles.of.at(lhs.dims[static_cast<std::size_t>(dl)]) == Role::kContract) ||
-        (dr >= 0 && roles.of.at(rhs.dims[static_cast<std::size_t>(dr)]) == Role::kContract);
+        (dl >= 0 && roles.at(lhs.dims[static_cast<std::size_t>(dl)]) == Role::kContract) ||
+        (dr >= 0 && roles.at(rhs.dims[static_cast<std::size_t>(dr)]) == Role::kContract);
     if (on_contract || (dl >= 0 && dr >= 0)) candidates.push_back({ax, dl >= 0, dr >= 0});
   }
   return candidates;
@@ -207,7 +222,7 @@ inline std::optional<LocalResult> local_result(const ShardedArray& l, const Shar
   LocalResult res;
   res.dims = result_dims;
   for (const std::string& d : result_dims) {
-    switch (roles.of.at(d)) {
+    switch (roles.at(d)) {
       case Role::kBatch: {
         const Axes& al = axes_of(l, d);
         const Axes& ar = axes_of(r, d);
@@ -221,7 +236,7 @@ inline std::optional<LocalResult> local_result(const ShardedArray& l, const Shar
     }
   }
   for (const std::string& d : l.dims) {
-    if (roles.of.at(d) != Role::kContract) continue;
+    if (roles.at(d) != Role::kContract) continue;
     const Axes& al = axes_of(l, d);
     const Axes& ar = axes_of(r, d);
     if (!is_prefix(al, ar)) return std::nullopt;
@@ -232,8 +247,8 @@ inline std::optional<LocalResult> local_result(const ShardedArray& l, const Shar
   // A mesh axis may appear once in the result and its unreduced set.
   Axes all = res.unreduced;
   for (const Axes& a : res.axes) all.insert(all.end(), a.begin(), a.end());
-  std::sort(all.begin(), all.end());
-  if (std::adjacent_find(all.begin(), all.end()) != all.end()) return std::nullopt;
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (std::find(all.begin() + static_cast<long>(i) + 1, all.end(), all[i]) != all.end()) return std::nullopt;
   return res;
 }
 
@@ -242,7 +257,7 @@ inline Matmul local_matmul(const LocalResult& res, const Roles& roles, const Not
   double m_local = 1, n_local = 1, b_local = 1;
   for (std::size_t i = 0; i < res.dims.size(); ++i) {
     const double local = n.size(res.dims[i]) / n.shards(res.axes[i]);
-    switch (roles.of.at(res.dims[i])) {
+    switch (roles.at(res.dims[i])) {
       case Role::kBatch: b_local *= local; break;
       case Role::kLhsFree: m_local *= local; break;
       case Role::kRhsFree: n_local *= local; break;
@@ -390,30 +405,42 @@ inline std::optional<ShardedMatmulStrategy> strategy(const ShardedMatmulSpec& sp
   return s;
 }
 
-// Calls `fn` with every way of gathering the candidate axes (bit 0 of a
-// choice: off the lhs, bit 1: off the rhs), the first candidate varying
-// slowest.
-inline void for_each_gathering(const std::vector<Candidate>& candidates, const std::function<void(const Gathers&)>& fn) {
-  std::vector<int> choice(candidates.size(), 0);
-  std::function<void(std::size_t)> rec = [&](std::size_t c) {
-    if (c < candidates.size()) {
-      for (int opt = 0; opt < 4; ++opt) {
-        if ((opt & 1) && !candidates[c].in_lhs) continue;
-        if ((opt & 2) && !candidates[c].in_rhs) continue;
-        choice[c] = opt;
-        rec(c + 1);
-      }
-      return;
-    }
+// Every way of gathering the candidate axes (bit 0 of a choice: off the lhs,
+// bit 1: off the rhs), the first candidate varying slowest.
+class Gatherings {
+ public:
+  explicit Gatherings(const std::vector<Candidate>& candidates)
+      : candidates_(candidates), choice_(candidates.size(), 0) {}
+
+  // The current way; next() moves to the following one, false after the last.
+  Gathers current() const {
     Gathers g;
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-      if (choice[i] & 1) g.lhs.push_back(candidates[i].axis);
-      if (choice[i] & 2) g.rhs.push_back(candidates[i].axis);
+    for (std::size_t i = 0; i < candidates_.size(); ++i) {
+      if (choice_[i] & 1) g.lhs.push_back(candidates_[i].axis);
+      if (choice_[i] & 2) g.rhs.push_back(candidates_[i].axis);
     }
-    fn(g);
-  };
-  rec(0);
-}
+    return g;
+  }
+  bool next() {
+    for (std::size_t i = candidates_.size(); i-- > 0;) {
+      for (int opt = choice_[i] + 1; opt < 4; ++opt)
+        if (allowed(i, opt)) {
+          choice_[i] = opt;
+          return true;
+        }
+      choice_[i] = 0;
+    }
+    return false;
+  }
+
+ private:
+  bool allowed(std::size_t i, int opt) const {
+    return !((opt & 1) && !candidates_[i].in_lhs) && !((opt & 2) && !candidates_[i].in_rhs);
+  }
+
+  const std::vector<Candidate>& candidates_;
+  std::vector<int> choice_;  // 0 (gather nothing) is always allowed
+};
 
 }  // namespace roofline::detail::sharded
 
@@ -427,10 +454,12 @@ inline ShardedMatmul sharded_matmul(const ShardedMatmulSpec& spec, const Mesh& m
   res.cases = sh::book_cases(spec.lhs, spec.rhs, roles);
   // Different gatherings can give the same steps: keep the first.
   std::set<std::string> seen;
-  sh::for_each_gathering(sh::gather_candidates(spec.lhs, spec.rhs, roles, mesh), [&](const sh::Gathers& g) {
-    std::optional<ShardedMatmulStrategy> s = sh::strategy(spec, roles, g, notation, chip);
+  const std::vector<sh::Candidate> candidates = sh::gather_candidates(spec.lhs, spec.rhs, roles, mesh);
+  sh::Gatherings ways(candidates);
+  do {
+    std::optional<ShardedMatmulStrategy> s = sh::strategy(spec, roles, ways.current(), notation, chip);
     if (s && seen.insert(s->name).second) res.strategies.push_back(*std::move(s));
-  });
+  } while (ways.next());
   std::stable_sort(res.strategies.begin(), res.strategies.end(),
                    [](const ShardedMatmulStrategy& a, const ShardedMatmulStrategy& b) {
                      if (a.whole.t_lower_s != b.whole.t_lower_s) return a.whole.t_lower_s < b.whole.t_lower_s;
