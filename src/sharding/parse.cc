@@ -115,7 +115,7 @@ class Parser {
   std::size_t p_ = 0;
 };
 
-
+// Model config field `key`: a positive JSON integer up to `max`.
 absl::Status positive(const nlohmann::json& j, const char* key, std::string_view origin, std::int64_t& out,
                       std::int64_t max = std::numeric_limits<std::int64_t>::max()) {
   if (!j.contains(key))

@@ -1,5 +1,5 @@
 # cmake -DMODE=find_package|find_package_core|add_subdirectory -DROOFLINE_SOURCE_DIR=...
-#       -DWORK_DIR=... [-DPREFIX=<install prefix>] [-DBUILD_TYPE=Release] -P consumer.cmake
+#       -DWORK_DIR=... [-DPREFIX=<install prefix>] [-DBUILD_TYPE=Release] [-DCXX=...] -P consumer.cmake
 #
 # Builds examples/consumer (the installed package) or examples/subdirectory
 # (the source tree) as another project would, runs what it built, and reads
@@ -13,6 +13,9 @@ if(NOT BUILD_TYPE)
   set(BUILD_TYPE Release)
 endif()
 set(options -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=${BUILD_TYPE})
+if(CXX)
+  list(APPEND options "-DCMAKE_CXX_COMPILER=${CXX}")
+endif()
 if(MODE STREQUAL "find_package")
   set(project "${ROOFLINE_SOURCE_DIR}/examples/consumer")
   list(APPEND options "-DCMAKE_PREFIX_PATH=${PREFIX}")
@@ -61,12 +64,15 @@ message(STATUS "core_app link command: ${core_link}")
 if(core_link MATCHES "${forbidden}")
   message(FATAL_ERROR "core_app (roofline::core) links '${CMAKE_MATCH_0}':\n${core_link}")
 endif()
-run("ldd core_app" ldd "${WORK_DIR}/core_app")
-if(out MATCHES "absl|protobuf|libz\\.so|libroofline")
-  message(FATAL_ERROR "core_app (roofline::core) loads '${CMAKE_MATCH_0}':\n${out}")
+find_program(ldd_program ldd)
+if(ldd_program)
+  run("ldd core_app" "${ldd_program}" "${WORK_DIR}/core_app")
+  if(out MATCHES "absl|protobuf|libz\\.so|libroofline")
+    message(FATAL_ERROR "core_app (roofline::core) loads '${CMAKE_MATCH_0}':\n${out}")
+  endif()
+  string(REGEX REPLACE "[ \t]*\\(0x[0-9a-f]+\\)" "" shown "${out}")
+  message(STATUS "core_app loads:\n${shown}")
 endif()
-string(REGEX REPLACE "[ \t]*\\(0x[0-9a-f]+\\)" "" shown "${out}")
-message(STATUS "core_app loads:\n${shown}")
 
 run("core_app" "${WORK_DIR}/core_app")
 if(NOT out MATCHES "t_math_s 0\\.0893.*bound compute")

@@ -115,8 +115,8 @@ struct Mesh {
 };
 
 // Lays `axes` on `chip` (see the header comment for the rules), or nullopt
-// when they cannot be laid; then `*why`, if given, says why ("mesh X=0: axis
-// X has size 0; sizes are >= 1"). make_mesh (roofline/sharding/checked.hpp)
+// when they cannot be laid; then `*why`, if given, says why ("mesh axis X
+// has size 0; sizes are >= 1"). make_mesh (roofline/sharding/checked.hpp)
 // returns the same as an absl::Status.
 inline std::optional<Mesh> lay_out_mesh(std::vector<MeshAxis> axes, const Chip& chip, std::string* why = nullptr);
 
