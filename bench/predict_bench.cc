@@ -2,7 +2,8 @@
 // cost well under a microsecond.
 #include <benchmark/benchmark.h>
 
-#include "roofline/roofline.hpp"
+#include "roofline/chip_io.hpp"
+#include "roofline/core.hpp"
 
 static void BM_PredictMatmul(benchmark::State& state) {
   const roofline::Chip& v5e = roofline::chip("tpu-v5e");

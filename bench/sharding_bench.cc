@@ -4,7 +4,9 @@
 #include <benchmark/benchmark.h>
 
 #include "roofline/collectives/collective.hpp"
+#include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/mesh_collective.hpp"
+#include "roofline/sharding/parse.hpp"
 #include "roofline/sharding/planner.hpp"
 #include "roofline/sharding/sharded_matmul.hpp"
 
@@ -51,7 +53,7 @@ static void BM_TrainingStep(benchmark::State& state) {
   const roofline::TrainingConfig cfg{.batch_tokens = 64 * 8192, .remat = roofline::Remat::kFull};
   const auto& model = *roofline::find_builtin_model("llama-3-70b");
   for (auto _ : state)
-    benchmark::DoNotOptimize(roofline::detail::training_step_unchecked(model, v5p, mesh, lay, cfg));
+    benchmark::DoNotOptimize(roofline::training_step(model, v5p, mesh, lay, cfg));
 }
 BENCHMARK(BM_TrainingStep);
 

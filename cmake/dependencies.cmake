@@ -1,9 +1,11 @@
 # Every dependency comes from a Debian package (scripts/deps.sh installs them).
+# roofline::core needs none of them; the compiled library and the build-time
+# chip table generator do.
 find_package(absl REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(ZLIB REQUIRED)
 find_package(Protobuf REQUIRED)
-set(ROOFLINE_PRIVATE_DEPS nlohmann_json::nlohmann_json ZLIB::ZLIB protobuf::libprotobuf)
+find_package(Threads REQUIRED)
 if(ROOFLINE_BUILD_TESTS)
   find_package(Catch2 2.13 REQUIRED)
 endif()

@@ -2,8 +2,9 @@
 // installed package:
 //   x[32,1024,8192] @ W[8192,32768] in bf16 -> 17.59 TFLOPs, 89.3 ms, compute-bound.
 #include <cstdio>
+#include <string>
 
-#include <roofline/roofline.hpp>
+#include <roofline/core.hpp>
 
 int main() {
   const roofline::Chip& v5e = roofline::chip("tpu-v5e");

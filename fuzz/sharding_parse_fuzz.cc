@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <string_view>
 
+#include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/matmul_expression.hpp"
 #include "roofline/sharding/mesh.hpp"
 #include "roofline/sharding/model_config.hpp"
+#include "roofline/sharding/parse.hpp"
 #include "roofline/sharding/sharded_matmul.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

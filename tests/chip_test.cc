@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -8,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "roofline/chip.hpp"
+#include "roofline/chip_identity.hpp"
+#include "roofline/chip_io.hpp"
 #include "tests/test_support.hpp"
 
 using nlohmann::json;
@@ -53,6 +56,27 @@ TEST_CASE("chip: every required chip is embedded and every spec file loads") {
     CHECK(!c->sources.empty());
     for (const auto& s : c->sources) CHECK(!s.read_on.empty());
   }
+}
+
+TEST_CASE("chip: the embedded table is exactly what the spec files say") {
+  // The chips are compiled in as constexpr data generated from hardware/ at
+  // build time; built back into Chips they must equal the files parsed now,
+  // field by field (chip_to_json writes every field), in name order.
+  std::vector<std::string> names;
+  for (const Chip& c : roofline::embedded_chips()) {
+    INFO(c.name);
+    names.push_back(c.name);
+    const auto path = std::filesystem::path(ROOFLINE_SOURCE_DIR) / "hardware" / (c.name + ".json");
+    absl::StatusOr<Chip> file = roofline::load_chip(path.string());
+    REQUIRE(file.ok());
+    CHECK(roofline::chip_to_json(c) == roofline::chip_to_json(*file));
+    CHECK(&roofline::chip(c.name) == &c);
+  }
+  CHECK(std::is_sorted(names.begin(), names.end()));
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(ROOFLINE_SOURCE_DIR) / "hardware"))
+    files += entry.path().extension() == ".json";
+  CHECK(names.size() == files);
 }
 
 TEST_CASE("chip: v5e figures are the scaling book's") {

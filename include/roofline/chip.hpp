@@ -6,6 +6,9 @@
 //   const roofline::Chip& v5e = roofline::chip("tpu-v5e");
 //
 // needs no file at run time. All figures are SI base units stored as double.
+//
+// Part of roofline::core (header-only). Reading a spec file, names a user
+// typed and profiler device names are in roofline/chip_io.hpp.
 #pragma once
 
 #include <array>
@@ -17,7 +20,6 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "roofline/dtype.hpp"
 
 namespace roofline {
@@ -172,33 +174,24 @@ inline bool Chip::has(DType t) const { return select_peak(*this, peak_class(t)).
 inline double Chip::peak_flops_per_s_for(DType t) const { return select_peak(*this, peak_class(t)).flops_per_s; }
 
 // The embedded chip named `name`. For names written in code: a typo throws
-// std::out_of_range whose message lists the known chips.
-const Chip& chip(std::string_view name);
+// std::out_of_range whose message lists the known chips. A name a user typed
+// goes through find_chip() (roofline/chip_io.hpp), which returns a Status.
+inline const Chip& chip(std::string_view name);
 
-// The same for names a user typed; the error lists the known chips.
-absl::StatusOr<const Chip*> find_chip(std::string_view name);
+// Every embedded chip, sorted by name. Built on first use from a constexpr
+// table generated from hardware/*.json at build time: nothing is parsed.
+inline std::span<const Chip> embedded_chips();
 
-// Every embedded chip, sorted by name.
-std::span<const Chip> embedded_chips();
-
-// Reads a chip spec from a JSON file. Errors name the file and the JSON path
-// of the offending field: "my.json: /hbm_bytes_per_s: expected a positive number".
-absl::StatusOr<Chip> load_chip(const std::string& path);
-
-// Parses spec text; `origin` names it in error messages.
-absl::StatusOr<Chip> parse_chip(std::string_view json_text, std::string_view origin);
-
-// A name from `embedded_chips()` or else a path to a JSON spec.
-absl::StatusOr<Chip> resolve_chip(const std::string& name_or_path);
-
-// The embedded chip a profiler's device name denotes ("TPU v6 Lite" -> tpu-v6e,
-// "NVIDIA H100 80GB HBM3" -> h100-sxm), or nullptr.
-const Chip* chip_for_device_name(std::string_view device_name);
-
-std::string_view topology_name(Topology t);
-
-// The spec as JSON in the format of hardware/*.json; parse_chip() reads it
-// back to an equal Chip.
-std::string chip_to_json(const Chip& chip);
+constexpr std::string_view topology_name(Topology t) {
+  switch (t) {
+    case Topology::kTorus2D: return "torus-2d";
+    case Topology::kTorus3D: return "torus-3d";
+    case Topology::kSwitch: return "switch";
+  }
+  return "?";
+}
 
 }  // namespace roofline
+
+// The definitions of chip() and embedded_chips(), over the generated table.
+#include "roofline/detail/embedded_chips.hpp"

@@ -15,6 +15,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace roofline {
 
@@ -53,5 +54,10 @@ struct IdentifiedChip {
 // (H100 80 GB; H200 above 100 GB), 10.0 / 148 (B200). Inference needs the
 // compute capability major and the core count.
 IdentifiedChip identify_chip(const DeviceIdentity& device);
+
+// The embedded chip a profiler's device name denotes ("TPU v6 Lite" -> tpu-v6e,
+// "NVIDIA H100 80GB HBM3" -> h100-sxm), or nullptr: the name half of
+// identify_chip.
+const Chip* chip_for_device_name(std::string_view device_name);
 
 }  // namespace roofline

@@ -1,20 +1,19 @@
-// Umbrella header: chip specs, single-device rooflines, collectives, meshes,
-// sharded matmuls, training steps and the planner, HLO modules and their
-// cost. The readers of traces and the report have their own headers:
+// Everything: roofline::core (roofline/core.hpp: chips, ops, collectives,
+// predict, meshes, sharded matmuls, training steps) and the compiled
+// roofline::roofline on top of it: chip spec files and names users type
+// (chip_io.hpp), validate(op, chip), the sharding parsers and checked entry
+// points, the planner, HLO modules and their cost. Link roofline::roofline.
+// The readers of traces and the report have their own headers:
 // roofline/trace/read.hpp, roofline/match/match.hpp, roofline/report/render.hpp.
 #pragma once
 
-#include "roofline/chip.hpp"
-#include "roofline/dtype.hpp"
-#include "roofline/ops/elementwise.hpp"
-#include "roofline/ops/generic.hpp"
-#include "roofline/ops/matmul.hpp"
-#include "roofline/predict.hpp"
+#include "roofline/core.hpp"
+
+#include "roofline/chip_io.hpp"
 #include "roofline/hlo/cost.hpp"
 #include "roofline/hlo/predict.hpp"
 #include "roofline/hlo/reader.hpp"
-#include "roofline/collectives/collective.hpp"
-#include "roofline/sharding/mesh_collective.hpp"
-#include "roofline/sharding/sharded_matmul.hpp"
-#include "roofline/sharding/training_step.hpp"
+#include "roofline/ops/validate.hpp"
+#include "roofline/sharding/checked.hpp"
+#include "roofline/sharding/parse.hpp"
 #include "roofline/sharding/planner.hpp"

@@ -11,7 +11,7 @@
 
 #include "absl/status/status.h"
 #include "roofline/detail/cat.hpp"
-#include "roofline/chip.hpp"
+#include "roofline/chip_io.hpp"
 #include "roofline/detail/status_macros.hpp"
 
 namespace roofline {
@@ -162,6 +162,63 @@ absl::Status check_sources(const Reader& r, const std::vector<SpecSource>& sourc
   return absl::OkStatus();
 }
 
+// /peak_flops_per_s: a dense peak per class, and the classes every spec needs.
+absl::Status read_peaks(const Reader& r, const json& j, Chip& c, std::set<std::string>& figures) {
+  const json* peaks = nullptr;
+  ROOFLINE_ASSIGN_OR_RETURN(peaks, r.member(j, "", "peak_flops_per_s"));
+  ROOFLINE_RETURN_IF_ERROR(r.object(*peaks, "/peak_flops_per_s"));
+  for (auto it = peaks->begin(); it != peaks->end(); ++it) {
+    const std::string path = "/peak_flops_per_s/" + it.key();
+    auto cls = parse_peak_class(it.key());
+    if (!cls)
+      return r.error(path, "unknown dtype (expected fp64, fp32, tf32, bf16, fp16, fp8, int8, int4 or fp4)");
+    ROOFLINE_ASSIGN_OR_RETURN(c.peak_flops_per_s[static_cast<int>(*cls)], r.positive_value(it.value(), path));
+    figures.insert("peak_flops_per_s/" + it.key());
+  }
+  // fp32 and a 16-bit float rate are what every roofline needs; the rest is
+  // per chip (a V100 has fp16 tensor cores but no bf16 or int8 ones).
+  // A TPU has no fp32 matrix unit of its own: select_peak times fp32 on the
+  // bf16 MXU and says so, so a TPU spec carries no fp32 figure (one would be
+  // a convention, not a measurement). Every GPU lists its fp32 rate.
+  if (c.kind == ChipKind::kGpu && !c.has(PeakClass::kFp32))
+    return r.error("/peak_flops_per_s/fp32", "missing required field (GPUs list their fp32 rate)");
+  if (c.kind == ChipKind::kTpu && c.has(PeakClass::kFp32))
+    return r.error("/peak_flops_per_s/fp32",
+                   "a TPU spec has no fp32 peak: fp32 is timed on the bf16 MXU (docs/chip_spec.md, Peaks)");
+  if (!c.has(PeakClass::kBf16) && !c.has(PeakClass::kFp16))
+    return r.error("/peak_flops_per_s/bf16",
+                   "missing required field (a spec needs a bf16 or an fp16 peak)");
+  return absl::OkStatus();
+}
+
+// /sources: where each figure comes from.
+absl::Status read_sources(const Reader& r, const json& j, Chip& c) {
+  const json* sources = nullptr;
+  ROOFLINE_ASSIGN_OR_RETURN(sources, r.member(j, "", "sources"));
+  if (!sources->is_array() || sources->empty())
+    return r.error("/sources", "expected a non-empty array of sources");
+  for (std::size_t i = 0; i < sources->size(); ++i) {
+    const json& s = (*sources)[i];
+    const std::string sp = detail::cat("/sources/", i);
+    ROOFLINE_RETURN_IF_ERROR(r.object(s, sp));
+    ROOFLINE_RETURN_IF_ERROR(r.only_keys(s, sp, {"fields", "reference", "read_on"}));
+    SpecSource src;
+    ROOFLINE_ASSIGN_OR_RETURN(src.reference, r.string(s, sp, "reference"));
+    ROOFLINE_ASSIGN_OR_RETURN(src.read_on, r.string(s, sp, "read_on"));
+    const json* fields = nullptr;
+    ROOFLINE_ASSIGN_OR_RETURN(fields, r.member(s, sp, "fields"));
+    if (!fields->is_array() || fields->empty())
+      return r.error(sp + "/fields", "expected a non-empty array of field paths");
+    for (std::size_t k = 0; k < fields->size(); ++k) {
+      if (!(*fields)[k].is_string())
+        return r.error(detail::cat(sp, "/fields/", k), "expected a string");
+      src.fields.push_back((*fields)[k].get<std::string>());
+    }
+    c.sources.push_back(std::move(src));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
   Chip c;
   std::set<std::string> figures;
@@ -188,30 +245,7 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
     c.device_names.push_back((*names)[i].get<std::string>());
   }
 
-  const json* peaks = nullptr;
-  ROOFLINE_ASSIGN_OR_RETURN(peaks, r.member(j, "", "peak_flops_per_s"));
-  ROOFLINE_RETURN_IF_ERROR(r.object(*peaks, "/peak_flops_per_s"));
-  for (auto it = peaks->begin(); it != peaks->end(); ++it) {
-    const std::string path = "/peak_flops_per_s/" + it.key();
-    auto cls = parse_peak_class(it.key());
-    if (!cls)
-      return r.error(path, "unknown dtype (expected fp64, fp32, tf32, bf16, fp16, fp8, int8, int4 or fp4)");
-    ROOFLINE_ASSIGN_OR_RETURN(c.peak_flops_per_s[static_cast<int>(*cls)], r.positive_value(it.value(), path));
-    figures.insert("peak_flops_per_s/" + it.key());
-  }
-  // fp32 and a 16-bit float rate are what every roofline needs; the rest is
-  // per chip (a V100 has fp16 tensor cores but no bf16 or int8 ones).
-  // A TPU has no fp32 matrix unit of its own: select_peak times fp32 on the
-  // bf16 MXU and says so, so a TPU spec carries no fp32 figure (one would be
-  // a convention, not a measurement). Every GPU lists its fp32 rate.
-  if (c.kind == ChipKind::kGpu && !c.has(PeakClass::kFp32))
-    return r.error("/peak_flops_per_s/fp32", "missing required field (GPUs list their fp32 rate)");
-  if (c.kind == ChipKind::kTpu && c.has(PeakClass::kFp32))
-    return r.error("/peak_flops_per_s/fp32",
-                   "a TPU spec has no fp32 peak: fp32 is timed on the bf16 MXU (docs/chip_spec.md, Peaks)");
-  if (!c.has(PeakClass::kBf16) && !c.has(PeakClass::kFp16))
-    return r.error("/peak_flops_per_s/bf16",
-                   "missing required field (a spec needs a bf16 or an fp16 peak)");
+  ROOFLINE_RETURN_IF_ERROR(read_peaks(r, j, c, figures));
 
   ROOFLINE_ASSIGN_OR_RETURN(c.hbm_bytes, r.positive(j, "", "hbm_bytes"));
   ROOFLINE_ASSIGN_OR_RETURN(c.hbm_bytes_per_s, r.positive(j, "", "hbm_bytes_per_s"));
@@ -238,29 +272,7 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
   for (const char* f : {"dcn_bytes_per_s", "pcie_bytes_per_s", "chips_per_host", "cores_per_chip"})
     figures.insert(f);
 
-  const json* sources = nullptr;
-  ROOFLINE_ASSIGN_OR_RETURN(sources, r.member(j, "", "sources"));
-  if (!sources->is_array() || sources->empty())
-    return r.error("/sources", "expected a non-empty array of sources");
-  for (std::size_t i = 0; i < sources->size(); ++i) {
-    const json& s = (*sources)[i];
-    const std::string sp = detail::cat("/sources/", i);
-    ROOFLINE_RETURN_IF_ERROR(r.object(s, sp));
-    ROOFLINE_RETURN_IF_ERROR(r.only_keys(s, sp, {"fields", "reference", "read_on"}));
-    SpecSource src;
-    ROOFLINE_ASSIGN_OR_RETURN(src.reference, r.string(s, sp, "reference"));
-    ROOFLINE_ASSIGN_OR_RETURN(src.read_on, r.string(s, sp, "read_on"));
-    const json* fields = nullptr;
-    ROOFLINE_ASSIGN_OR_RETURN(fields, r.member(s, sp, "fields"));
-    if (!fields->is_array() || fields->empty())
-      return r.error(sp + "/fields", "expected a non-empty array of field paths");
-    for (std::size_t k = 0; k < fields->size(); ++k) {
-      if (!(*fields)[k].is_string())
-        return r.error(detail::cat(sp, "/fields/", k), "expected a string");
-      src.fields.push_back((*fields)[k].get<std::string>());
-    }
-    c.sources.push_back(std::move(src));
-  }
+  ROOFLINE_RETURN_IF_ERROR(read_sources(r, j, c));
   ROOFLINE_RETURN_IF_ERROR(check_sources(r, c.sources, figures));
   return c;
 }
@@ -329,15 +341,6 @@ std::string chip_to_json(const Chip& c) {
     sources.push_back({{"fields", s.fields}, {"reference", s.reference}, {"read_on", s.read_on}});
   j["sources"] = sources;
   return j.dump(2, ' ', false, json::error_handler_t::replace);
-}
-
-std::string_view topology_name(Topology t) {
-  switch (t) {
-    case Topology::kTorus2D: return "torus-2d";
-    case Topology::kTorus3D: return "torus-3d";
-    case Topology::kSwitch: return "switch";
-  }
-  return "?";
 }
 
 }  // namespace roofline

@@ -1,6 +1,6 @@
 // Device -> chip identification (roofline/chip_identity.hpp): the capability
 // signatures of the GPUs we have specs for, and the match of a reported name
-// against the embedded specs' device_names. chip_for_device_name (chip.hpp)
+// against the embedded specs' device_names. chip_for_device_name
 // is the name half of it.
 #include <cctype>
 #include <string>

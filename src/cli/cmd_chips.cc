@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_join.h"
-#include "roofline/chip.hpp"
+#include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/text_table.hpp"
 #include "roofline/format/units.hpp"

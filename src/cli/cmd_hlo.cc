@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/text_table.hpp"
 #include "roofline/format/units.hpp"

@@ -1,10 +1,12 @@
 // roofline plan: rank meshes and strategies for training a model.
 #include <cstdio>
 
+#include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/text_table.hpp"
 #include "roofline/format/units.hpp"
 #include "roofline/report/json.hpp"
+#include "roofline/sharding/parse.hpp"
 #include "roofline/sharding/planner.hpp"
 #include "src/cli/command.hpp"
 

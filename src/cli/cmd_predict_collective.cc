@@ -2,11 +2,14 @@
 #include <cstdio>
 
 #include "roofline/collectives/collective_kind.hpp"
+#include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/units.hpp"
 #include "roofline/report/json.hpp"
 #include "roofline/sharding/mesh.hpp"
+#include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/mesh_collective.hpp"
+#include "roofline/sharding/parse.hpp"
 #include "src/cli/command.hpp"
 
 namespace roofline::cli {

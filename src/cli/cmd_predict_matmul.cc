@@ -2,7 +2,9 @@
 #include <cstdio>
 
 #include "roofline/detail/cat.hpp"
+#include "roofline/chip_io.hpp"
 #include "roofline/ops/matmul.hpp"
+#include "roofline/ops/validate.hpp"
 #include "roofline/report/json.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/prediction_output.hpp"

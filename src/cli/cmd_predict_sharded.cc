@@ -3,10 +3,13 @@
 // longest match, so this command sees only a positional expression.
 #include <cstdio>
 
+#include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/units.hpp"
 #include "roofline/report/json.hpp"
 #include "roofline/sharding/matmul_expression.hpp"
+#include "roofline/sharding/checked.hpp"
+#include "roofline/sharding/parse.hpp"
 #include "roofline/sharding/sharded_matmul.hpp"
 #include "src/cli/command.hpp"
 

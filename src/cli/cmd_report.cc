@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "roofline/chip_io.hpp"
 #include "roofline/hlo/reader.hpp"
 #include "roofline/match/match.hpp"
 #include "roofline/report/render.hpp"

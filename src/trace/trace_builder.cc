@@ -5,6 +5,7 @@
 #include <charconv>
 #include <utility>
 
+#include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 
 namespace roofline {

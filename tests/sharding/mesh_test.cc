@@ -4,8 +4,10 @@
 
 #include <string>
 
+#include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/mesh.hpp"
 #include "roofline/sharding/mesh_collective.hpp"
+#include "roofline/sharding/parse.hpp"
 
 using roofline::chip;
 using roofline::CollectiveKind;
@@ -204,4 +206,46 @@ TEST_CASE("mesh collective: GPU axes merge inside the NVLink domain") {
   // Over Y: groups of 4 GPUs; over X and Y: one group of 8.
   CHECK(ici(m, CollectiveKind::kAllGather, "Y", v) == Approx(v * 3.0 / 4.0 / 450e9));
   CHECK(ici(m, CollectiveKind::kAllGather, "XY", v) == Approx(v * 7.0 / 8.0 / 450e9));
+}
+
+TEST_CASE("mesh: lay_out_mesh (core) refuses what make_mesh refuses, with the same reason") {
+  const roofline::Chip& v5e = chip("tpu-v5e");
+  std::string why;
+  CHECK_FALSE(roofline::lay_out_mesh({{.name = "X", .size = 17}}, v5e, &why).has_value());
+  CHECK(contains(why, "cannot be laid on a tpu-v5e slice"));
+  auto m = roofline::make_mesh({{.name = "X", .size = 17}}, v5e);
+  REQUIRE_FALSE(m.ok());
+  CHECK(std::string(m.status().message()) == why);
+  CHECK_FALSE(roofline::lay_out_mesh({{.name = "X", .size = 0}}, v5e).has_value());
+
+  // The same axes laid by the core and parsed from text give the same mesh.
+  const auto laid = roofline::lay_out_mesh({{.name = "X", .size = 8}, {.name = "Y", .size = 4}}, v5e);
+  REQUIRE(laid.has_value());
+  CHECK(laid->chip_name == "tpu-v5e");
+  CHECK(roofline::describe_layout(*laid) == roofline::describe_layout(mesh("X=8,Y=4", "tpu-v5e")));
+}
+
+TEST_CASE("mesh: a mesh remembers its chip; the checked entry points refuse it on another") {
+  // X=8 fits a v5e slice and an 8-GPU NVLink domain alike, with different
+  // links: predicting on h100-sxm with v5e's mesh would mix the two.
+  const Mesh on_v5e = mesh("X=8", "tpu-v5e");
+  CHECK(on_v5e.chip_name == "tpu-v5e");
+  CHECK(roofline::check_mesh_chip(on_v5e, chip("tpu-v5e")).ok());
+  const absl::Status other = roofline::check_mesh_chip(on_v5e, chip("h100-sxm"));
+  REQUIRE_FALSE(other.ok());
+  CHECK(contains(std::string(other.message()), "mesh X=8 was laid on tpu-v5e, not on h100-sxm"));
+
+  auto e = roofline::parse_matmul_expression("x[B_X, D] @ w[D, F]");
+  REQUIRE(e.ok());
+  auto mm = roofline::predict_sharded_matmul(*e, on_v5e, chip("h100-sxm"), {{"B", 1024}, {"D", 1024}, {"F", 1024}});
+  REQUIRE_FALSE(mm.ok());
+  CHECK(contains(std::string(mm.status().message()), "laid on tpu-v5e, not on h100-sxm"));
+
+  const roofline::TrainingConfig cfg{.batch_tokens = 8 * 8192};
+  const roofline::ParallelLayout lay{.data = 0b1};
+  const auto& model = *roofline::find_builtin_model("llama-3-8b");
+  CHECK(roofline::predict_training_step(model, chip("tpu-v5e"), on_v5e, lay, cfg).ok());
+  auto step = roofline::predict_training_step(model, chip("h100-sxm"), on_v5e, lay, cfg);
+  REQUIRE_FALSE(step.ok());
+  CHECK(contains(std::string(step.status().message()), "laid on tpu-v5e, not on h100-sxm"));
 }

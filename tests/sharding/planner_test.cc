@@ -4,6 +4,8 @@
 #include <chrono>
 #include <string>
 
+#include "roofline/sharding/checked.hpp"
+#include "roofline/sharding/parse.hpp"
 #include "roofline/sharding/planner.hpp"
 
 using roofline::chip;

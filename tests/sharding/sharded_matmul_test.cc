@@ -4,7 +4,9 @@
 
 #include <string>
 
+#include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/matmul_expression.hpp"
+#include "roofline/sharding/parse.hpp"
 #include "roofline/sharding/sharded_matmul.hpp"
 
 using roofline::chip;
@@ -202,4 +204,26 @@ TEST_CASE("sharded matmul: input errors") {
   CHECK(contains(error_of("x[B, D] @ w[D, F] -> y[B]", "X=8,Y=4", dims), "must have the dims [B, F]"));
   CHECK(contains(error_of("x[B, D] @ w[D, F]", "X=8,Y=4", {{"B", 1}, {"D", 1}, {"F", 1}, {"Q", 2}}),
                  "does not use"));
+}
+
+TEST_CASE("sharded matmul: sharded_matmul() (core) on resolved operands is what the checked entry point returns") {
+  // x[B, D_X] @ w[D_X, F] on v5e X=8,Y=4: axis X (index 0) shards the
+  // contracting dim D of both operands (case 3).
+  const roofline::Chip& v5e = chip("tpu-v5e");
+  const auto mesh = roofline::lay_out_mesh({{.name = "X", .size = 8}, {.name = "Y", .size = 4}}, v5e);
+  REQUIRE(mesh.has_value());
+  const roofline::ShardedMatmulSpec spec{
+      .lhs = {.name = "x", .dims = {"B", "D"}, .axes = {{}, {0}}},
+      .rhs = {.name = "w", .dims = {"D", "F"}, .axes = {{0}, {}}},
+      .out = std::nullopt,
+      .sizes = {{"B", 8192}, {"D", 8192}, {"F", 32768}}};
+  const ShardedMatmul core = roofline::sharded_matmul(spec, *mesh, v5e);
+  const ShardedMatmul checked = run("x[B, D_X] @ w[D_X, F]", "X=8,Y=4", "tpu-v5e", spec.sizes);
+  CHECK(core.cases == std::vector<int>{3});
+  REQUIRE(core.strategies.size() == checked.strategies.size());
+  for (std::size_t i = 0; i < core.strategies.size(); ++i) {
+    CHECK(core.strategies[i].name == checked.strategies[i].name);
+    CHECK(core.strategies[i].whole.t_lower_s == checked.strategies[i].whole.t_lower_s);
+  }
+  CHECK(contains(core.chosen().name, "AllReduce_X"));
 }

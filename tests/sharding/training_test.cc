@@ -4,8 +4,10 @@
 
 #include <string>
 
+#include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/critical_batch.hpp"
 #include "roofline/sharding/layers.hpp"
+#include "roofline/sharding/parse.hpp"
 #include "roofline/sharding/training_step.hpp"
 
 using roofline::AttentionMask;
@@ -266,4 +268,18 @@ TEST_CASE("training step: inputs that do not divide are errors") {
         std::string::npos);
   CHECK(err({.data = x}, {.batch_tokens = 4 * 8192, .microbatches = 2}).find("without one use 1") !=
         std::string::npos);
+}
+
+TEST_CASE("training: training_step() (core) is predict_training_step on valid input") {
+  const Mesh m = mesh("X=16,Y=4", "tpu-v5p");
+  const ParallelLayout lay{.data = 0b01, .fsdp = 0b01, .model = 0b10};
+  const TrainingConfig cfg{.batch_tokens = 64 * 8192, .remat = roofline::Remat::kFull};
+  CHECK(roofline::validate_training_step(llama70b(), chip("tpu-v5p"), m, lay, cfg).ok());
+  const TrainingStep core = roofline::training_step(llama70b(), chip("tpu-v5p"), m, lay, cfg);
+  const TrainingStep checked = step(llama70b(), "tpu-v5p", m, lay, cfg);
+  CHECK(core.step_time_s == checked.step_time_s);
+  CHECK(core.roofline.t_upper_s == checked.roofline.t_upper_s);
+  CHECK(core.memory.total_bytes == checked.memory.total_bytes);
+  REQUIRE(core.parts.size() == checked.parts.size());
+  for (std::size_t i = 0; i < core.parts.size(); ++i) CHECK(core.parts[i].roofline.t_ici_s == checked.parts[i].roofline.t_ici_s);
 }

@@ -10,8 +10,6 @@
 #include <cstdint>
 #include <optional>
 
-#include "absl/status/status.h"
-#include "roofline/detail/cat.hpp"
 #include "roofline/chip.hpp"
 #include "roofline/predict.hpp"
 
@@ -32,18 +30,6 @@ struct Elementwise {
            (inputs * bytes_per_element(dtype) + bytes_per_element(out()));
   }
 };
-
-inline absl::Status validate(const Elementwise& op, const Chip& chip) {
-  if (op.elements <= 0 || op.inputs < 0 || op.flops_per_element < 0 ||
-      op.transcendentals_per_element < 0)
-    return absl::InvalidArgumentError(
-        detail::cat("elementwise: elements must be positive and counts non-negative (elements=",
-                     op.elements, ", inputs=", op.inputs, ")"));
-  if (!chip.has(op.dtype))
-    return absl::InvalidArgumentError(detail::cat(chip.name, " has no ",
-                                                   peak_class_name(peak_class(op.dtype)), " peak"));
-  return absl::OkStatus();
-}
 
 inline Prediction predict(const Elementwise& op, const Chip& chip) {
   Prediction p = make_prediction(op.flops(), op.hbm_bytes(), 0, 0, op.dtype, chip);

@@ -3,7 +3,6 @@
 // worked out by a collective model.
 #pragma once
 
-#include "absl/status/status.h"
 #include "roofline/chip.hpp"
 #include "roofline/predict.hpp"
 
@@ -17,12 +16,6 @@ struct CostedOp {
   double transcendentals = 0;
   DType dtype = DType::kBF16;
 };
-
-inline absl::Status validate(const CostedOp& op, const Chip&) {
-  if (!(op.flops >= 0) || !(op.hbm_bytes >= 0) || !(op.ici_bytes >= 0) || !(op.t_ici_s >= 0))
-    return absl::InvalidArgumentError("op counts must be non-negative numbers");
-  return absl::OkStatus();
-}
 
 inline Prediction predict(const CostedOp& op, const Chip& chip) {
   Prediction p = make_prediction(op.flops, op.hbm_bytes, op.ici_bytes, op.t_ici_s, op.dtype, chip);

@@ -12,8 +12,6 @@
 #include <cstdint>
 #include <optional>
 
-#include "absl/status/status.h"
-#include "roofline/detail/cat.hpp"
 #include "roofline/chip.hpp"
 #include "roofline/predict.hpp"
 
@@ -45,20 +43,10 @@ struct Matmul {
   }
 };
 
-inline absl::Status validate(const Matmul& mm, const Chip& chip) {
-  if (mm.batch <= 0 || mm.m <= 0 || mm.k <= 0 || mm.n <= 0)
-    return absl::InvalidArgumentError(detail::cat("matmul dims must be positive: batch=", mm.batch,
-                                                   " m=", mm.m, " k=", mm.k, " n=", mm.n));
-  if (!chip.has(mm.compute()))
-    return absl::InvalidArgumentError(detail::cat(chip.name, " has no ",
-                                                   peak_class_name(peak_class(mm.compute())),
-                                                   " peak"));
-  return absl::OkStatus();
-}
-
 // A negative dimension, or a compute dtype the chip has no unit for, gives
-// NaN times and Bound::kInvalid (validate() says which); a zero dimension is
-// an empty matmul (an MoE expert that got no tokens): zero time.
+// NaN times and Bound::kInvalid (validate(), roofline/ops/validate.hpp, says
+// which); a zero dimension is an empty matmul (an MoE expert that got no
+// tokens): zero time.
 inline Prediction predict(const Matmul& mm, const Chip& chip) {
   Prediction p = make_prediction(mm.flops(), mm.hbm_bytes(), 0, 0, mm.compute(), chip);
   if (mm.batch < 0 || mm.m < 0 || mm.k < 0 || mm.n < 0) make_invalid(p);

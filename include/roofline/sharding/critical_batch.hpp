@@ -17,6 +17,8 @@
 //   DCN DP      as DP with W_eff of the DCN axes, per slice (the book's
 //               C/W_dcn = 73,440 on v5p is the many-slice limit; S slices
 //               give (S-1)/S of it)
+//
+// Part of roofline::core. `mesh` must be laid on `chip` (Mesh::chip_name).
 #pragma once
 
 #include <cmath>

@@ -11,6 +11,8 @@
 //   two norms                2D              negligible; counted in bytes, not here
 //   unembedding              DV              6 BTDV
 //   embedding                DV (0 if tied)  0: a lookup, not a matmul
+//
+// Part of roofline::core.
 #pragma once
 
 #include "roofline/sharding/model_config.hpp"

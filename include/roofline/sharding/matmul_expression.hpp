@@ -9,16 +9,18 @@
 // too (then they are batch dims). A subscript is kept as written; the mesh
 // resolves it (roofline/sharding/mesh.hpp resolve_axes: "XY" is X then Y
 // unless an axis is called "XY").
+//
+// Part of roofline::core: the parsed form. Reading the text, with errors
+// that carry the column, is parse_matmul_expression and parse_dim_sizes in
+// roofline/sharding/parse.hpp (compiled).
 #pragma once
 
-#include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "absl/status/statusor.h"
+#include "roofline/detail/cat.hpp"
 
 namespace roofline {
 
@@ -41,14 +43,17 @@ struct MatmulExpression {
   std::optional<ShardedOperand> out;
 };
 
-// Errors carry the column: "expression:1:15: expected ',' or ']' after dim 'D'".
-absl::StatusOr<MatmulExpression> parse_matmul_expression(std::string_view text);
-
-// "B=1024,D=8192,F=32768": the size of every dim, for --dims. Exponent forms
-// that are exact integers ("8.192e3") are accepted.
-absl::StatusOr<std::map<std::string, std::int64_t>> parse_dim_sizes(std::string_view text);
-
 // "x[B_X, D]": an operand written back in the same notation.
-std::string to_string(const ShardedOperand& op);
+inline std::string to_string(const ShardedOperand& op) {
+  std::string s = op.name + "[";
+  for (std::size_t i = 0; i < op.dims.size(); ++i) {
+    const ShardedDim& d = op.dims[i];
+    s += detail::cat(i ? ", " : "", d.name);
+    if (d.subscript.empty()) continue;
+    const bool plain = d.subscript.find_first_of(", ") == std::string::npos;
+    s += plain ? detail::cat("_", d.subscript) : detail::cat("_{", d.subscript, "}");
+  }
+  return s + "]";
+}
 
 }  // namespace roofline

@@ -1,7 +1,14 @@
 // A device mesh: named axes with sizes, laid on a chip's interconnect.
 //
-//   auto mesh = roofline::parse_mesh("X=4,Y=4,Z=4", roofline::chip("tpu-v4"));
+//   std::optional<roofline::Mesh> mesh = roofline::lay_out_mesh(
+//       {{.name = "X", .size = 4}, {.name = "Y", .size = 4}, {.name = "Z", .size = 4}},
+//       roofline::chip("tpu-v4"));
 //   // -> a 4x4x4 slice; each axis one torus dimension with wraparound
+//
+// Part of roofline::core (header-only). Text ("X=4,Y=4,Z=4", "XY") is read by
+// parse_mesh and resolve_axes, and make_mesh returns the reason a mesh cannot
+// be laid as an absl::Status: roofline/sharding/parse.hpp and checked.hpp,
+// in the compiled roofline::roofline.
 //
 // ICI axes (the default) live inside one TPU slice or one GPU NVLink domain;
 // axes marked ":dcn" ("S=2:dcn") run across slices (TPU data-center network)
@@ -26,9 +33,10 @@
 // On a switch (GPU) the ICI axes together must fit one NVLink domain
 // (`ici.max_shape`, 8 GPUs); every peer is one hop away.
 //
-// Errors (absl::InvalidArgumentError) say why: a duplicate axis, a size < 1,
-// more ICI chips than the pod or NVLink domain holds, a shape no slice of
-// the pod can take.
+// A mesh cannot be laid when an axis name is not an identifier or is used
+// twice, a size is < 1, there are more ICI chips than the pod or NVLink
+// domain holds, a DCN axis is on a chip without DCN, or no slice shape of
+// the pod takes the axes; lay_out_mesh says which.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +46,6 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "roofline/chip.hpp"
 #include "roofline/collectives/network_dim.hpp"
 
@@ -65,6 +72,10 @@ using AxisMask = std::uint32_t;
 inline constexpr int kMaxMeshAxes = 32;
 
 struct Mesh {
+  // The chip the mesh was laid on: its dims carry that chip's link figures,
+  // so a mesh predicts only on it. The checked entry points that take a
+  // mesh and a chip (predict_sharded_matmul, predict_training_step) refuse
+  // another chip.
   std::string chip_name;
   Topology topology = Topology::kSwitch;
   std::vector<MeshAxis> axes;
@@ -103,24 +114,23 @@ struct Mesh {
   }
 };
 
-// Lays `axes` on `chip` (see the header comment for the rules).
-absl::StatusOr<Mesh> make_mesh(std::vector<MeshAxis> axes, const Chip& chip);
+// Lays `axes` on `chip` (see the header comment for the rules), or nullopt
+// when they cannot be laid; then `*why`, if given, says why ("mesh axis X
+// has size 0; sizes are >= 1"). make_mesh (roofline/sharding/checked.hpp)
+// returns the same as an absl::Status.
+inline std::optional<Mesh> lay_out_mesh(std::vector<MeshAxis> axes, const Chip& chip, std::string* why = nullptr);
 
-// "X=8,Y=4" or "data=16,model=4,slice=2:dcn". Errors name the column:
-// "mesh 'X=8,Y': column 5: expected '=' after axis name 'Y'".
-absl::StatusOr<std::vector<MeshAxis>> parse_mesh_axes(std::string_view spec);
+inline AxisMask mask_of(std::span<const int> axes) {
+  AxisMask m = 0;
+  for (int i : axes) m |= AxisMask{1} << i;
+  return m;
+}
 
-// parse_mesh_axes then make_mesh.
-absl::StatusOr<Mesh> parse_mesh(std::string_view spec, const Chip& chip);
-
-// Mesh axes named by `text`: "X,Y", "X" or, when no axis is called that,
-// the book's run-together subscripts "XY" read as X then Y (longest axis
-// names first). The order is returned as written. Errors name unknown or
-// repeated axes.
-absl::StatusOr<std::vector<int>> resolve_axes(const Mesh& mesh, std::string_view text);
-AxisMask mask_of(std::span<const int> axes);
-
-// "X=4(torus 4, wraps) Y=4(...)": how each axis was laid, for reports.
-std::string describe_layout(const Mesh& mesh);
+// "X=4: torus dim 0 (4, wraps); ...; slice 4x4x4": how each axis was laid,
+// for reports.
+inline std::string describe_layout(const Mesh& mesh);
 
 }  // namespace roofline
+
+// The layout search and describe_layout.
+#include "roofline/sharding/detail/mesh_layout.hpp"

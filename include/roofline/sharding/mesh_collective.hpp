@@ -2,20 +2,22 @@
 // axis in `axes` are used at once (formulas in roofline/collectives/network_dim.hpp,
 // docs/collectives.md).
 //
-//   auto mesh = *roofline::parse_mesh("X=4,Y=4,Z=4", roofline::chip("tpu-v4"));
+//   auto mesh = *roofline::lay_out_mesh({{.name = "X", .size = 4}, {.name = "Y", .size = 4},
+//                                        {.name = "Z", .size = 4}}, roofline::chip("tpu-v4"));
 //   // AllGather_XY of bf16[1024, 4096]: V = 8 MiB over two wrapping rings,
 //   // T = V / (2 x 9e10 B/s) = 46.6 us
 //   auto t = roofline::collective_time(mesh, roofline::CollectiveKind::kAllGather,
 //                                      0b011, 2.0 * 1024 * 4096);
+//
+// Part of roofline::core. The same with axes named in text ("X,Y", "XY"),
+// checked: collective_time in roofline/sharding/checked.hpp.
 #pragma once
 
 #include <array>
 #include <string_view>
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "roofline/collectives/network_dim.hpp"
-#include "roofline/detail/cat.hpp"
 #include "roofline/sharding/mesh.hpp"
 
 namespace roofline {
@@ -46,16 +48,6 @@ inline CollectiveTime collective_time(const Mesh& mesh, CollectiveKind kind, Axi
   if (n == 0) return {};
   if (!spill.empty()) return collective_time(kind, v_bytes, spill, shift);
   return collective_time(kind, v_bytes, std::span<const CollectiveDim>(local.data(), n), shift);
-}
-
-// The same with axes by name ("Y", "X,Y" or "XY").
-inline absl::StatusOr<CollectiveTime> collective_time(const Mesh& mesh, CollectiveKind kind,
-                                                      std::string_view axes, double v_bytes,
-                                                      int shift = 1) {
-  if (!(v_bytes >= 0)) return absl::InvalidArgumentError(detail::cat("array bytes must be >= 0, got ", v_bytes));
-  absl::StatusOr<std::vector<int>> idx = resolve_axes(mesh, axes);
-  if (!idx.ok()) return idx.status();
-  return collective_time(mesh, kind, mask_of(*idx), v_bytes, shift);
 }
 
 }  // namespace roofline

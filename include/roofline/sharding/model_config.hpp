@@ -7,15 +7,17 @@
 //
 // "mlp" ("gated": SwiGLU-style, three D x F matrices; "plain": two) and
 // "tied_embeddings" are optional.
+//
+// Part of roofline::core. Reading a config (JSON text, a file, a built-in
+// name) and validate(model) are in roofline/sharding/parse.hpp and
+// checked.hpp (compiled).
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
-
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
+#include <vector>
 
 namespace roofline {
 
@@ -35,18 +37,24 @@ struct ModelConfig {
   bool tied_embeddings = false;
 };
 
-// Positive sizes, kv_heads dividing heads.
-absl::Status validate(const ModelConfig& m);
+// LLaMA-3-8B and -70B shapes (Meta's published config.json: hidden_size,
+// intermediate_size, num_hidden_layers, num_attention_heads,
+// num_key_value_heads, vocab_size, max_position_embeddings 8192; head_dim =
+// hidden_size / num_attention_heads; tie_word_embeddings false).
+inline std::span<const ModelConfig> builtin_models() {
+  static const std::vector<ModelConfig> models = {
+      {.name = "llama-3-8b", .layers = 32, .d_model = 4096, .d_ff = 14336, .heads = 32, .kv_heads = 8,
+       .head_dim = 128, .vocab = 128256, .seq_len = 8192},
+      {.name = "llama-3-70b", .layers = 80, .d_model = 8192, .d_ff = 28672, .heads = 64, .kv_heads = 8,
+       .head_dim = 128, .vocab = 128256, .seq_len = 8192},
+  };
+  return models;
+}
 
-// LLaMA-3-8B and -70B shapes (Meta's published config.json).
-std::span<const ModelConfig> builtin_models();
-const ModelConfig* find_builtin_model(std::string_view name);
-
-// Reads the JSON above; errors name the origin and the JSON path
-// ("my.json: /d_ff: expected a positive integer").
-absl::StatusOr<ModelConfig> parse_model_config(std::string_view json_text, std::string_view origin);
-absl::StatusOr<ModelConfig> load_model_config(const std::string& path);
-// A built-in name, else a path to a JSON file.
-absl::StatusOr<ModelConfig> resolve_model(const std::string& name_or_path);
+inline const ModelConfig* find_builtin_model(std::string_view name) {
+  for (const ModelConfig& m : builtin_models())
+    if (m.name == name) return &m;
+  return nullptr;
+}
 
 }  // namespace roofline

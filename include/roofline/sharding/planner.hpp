@@ -8,6 +8,10 @@
 // microbatches per stage with a pipeline. Candidates whose batch, heads or
 // layers do not divide are skipped; those that do not fit in HBM are dropped;
 // the rest are ranked by predicted step time (t_lower_s), then t_upper_s.
+//
+// Part of the compiled roofline::roofline (it checks its request and
+// returns an absl::Status); each candidate is the header-only
+// training_step() of roofline::core.
 #pragma once
 
 #include <cstdint>

@@ -14,6 +14,11 @@
 // collectives on the mesh) and the fastest by t_lower_s (communication
 // overlapping compute), then t_upper_s, is chosen.
 //
+// Part of roofline::core: sharded_matmul() on operands whose subscripts are
+// resolved to mesh axes. From the book's notation as text, checked, with
+// errors that point at the column: predict_sharded_matmul in
+// roofline/sharding/checked.hpp (compiled).
+//
 //   auto e = *roofline::parse_matmul_expression("x[B_X, D] @ w[D, F_Y]");
 //   auto r = roofline::predict_sharded_matmul(e, mesh, chip, {{"B", 8192}, {"D", 8192}, {"F", 32768}});
 //   r->chosen().whole.t_lower_s;
@@ -21,10 +26,10 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "roofline/chip.hpp"
 #include "roofline/collectives/collective_kind.hpp"
 #include "roofline/ops/matmul.hpp"
@@ -58,14 +63,46 @@ struct ShardedMatmul {
   const ShardedMatmulStrategy& chosen() const { return strategies.front(); }
 };
 
-std::string case_description(int book_case);
+// An operand with its subscripts resolved on a mesh: its dims by name and,
+// per dim, the mesh axes sharding it (indices into Mesh::axes, major first).
+struct ShardedArray {
+  std::string name;
+  std::vector<std::string> dims;
+  std::vector<std::vector<int>> axes;
+};
 
-// `dims` gives the size of every dim the expression names. Errors: unknown
-// mesh axes, an axis used twice in one operand, missing or unused dims, dims
-// not divisible by their shards, a result that does not match the operands.
-absl::StatusOr<ShardedMatmul> predict_sharded_matmul(const MatmulExpression& expr, const Mesh& mesh,
-                                                     const Chip& chip,
-                                                     const std::map<std::string, std::int64_t>& dims,
-                                                     DType dtype = DType::kBF16);
+// A sharded matmul ready to predict: lhs @ rhs, optionally the sharding the
+// result must end in, the size of every dim, and the element type.
+struct ShardedMatmulSpec {
+  ShardedArray lhs;
+  ShardedArray rhs;
+  std::optional<ShardedArray> out;
+  std::map<std::string, std::int64_t> sizes;
+  DType dtype = DType::kBF16;
+};
+
+// Every strategy for `spec` on `mesh`, predicted on `chip`, fastest first;
+// no strategies when no way of gathering leaves a valid local matmul.
+// Preconditions (predict_sharded_matmul checks each and names the broken
+// one): `mesh` was laid on `chip`, which has a peak for the dtype; every dim
+// is sized, positive and divides over its shards, and has at most 2^53
+// elements per operand; a mesh axis shards one dim of an operand; the dims
+// share at least one to contract; `out` has the dims the contraction
+// leaves; at most 8 mesh axes shard contracting or shared dims.
+inline ShardedMatmul sharded_matmul(const ShardedMatmulSpec& spec, const Mesh& mesh, const Chip& chip);
+
+// "case 3: both operands sharded alike on the contracting dim; ...".
+inline std::string case_description(int book_case) {
+  switch (book_case) {
+    case 1: return "case 1: no contracting dim sharded; local matmul, no communication";
+    case 2: return "case 2: one operand sharded on the contracting dim; all-gather it first, or reduce the partial sums after";
+    case 3: return "case 3: both operands sharded alike on the contracting dim; local matmul then all-reduce / reduce-scatter";
+    case 4: return "case 4: a mesh axis shards a free dim of both operands; invalid until one is all-gathered";
+  }
+  return "?";
+}
 
 }  // namespace roofline
+
+// The strategy search.
+#include "roofline/sharding/detail/sharded_matmul_search.hpp"

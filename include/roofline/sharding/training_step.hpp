@@ -11,13 +11,18 @@
 // Every matmul is a roofline (roofline/ops/matmul.hpp) at its local shape;
 // every collective runs on the mesh (roofline/sharding/mesh_collective.hpp).
 // See docs/layers.md for the full list of assumptions.
+//
+// Part of roofline::core: training_step() on input that meets its
+// preconditions. predict_training_step and validate_training_step
+// (roofline/sharding/checked.hpp, compiled) check them and say which is
+// broken.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "roofline/chip.hpp"
 #include "roofline/predict.hpp"
 #include "roofline/sharding/layers.hpp"
@@ -31,7 +36,7 @@ enum class Remat : unsigned char {
   kFull,  // keep each layer's input; recompute the layer's forward in the backward pass
 };
 
-std::string_view remat_name(Remat r);
+constexpr std::string_view remat_name(Remat r) { return r == Remat::kFull ? "full" : "none"; }
 
 // Which mesh axes do what. Axes in no set replicate everything (wasteful but valid).
 struct ParallelLayout {
@@ -93,23 +98,21 @@ struct TrainingStep {
   int chips = 0;
 };
 
-// Errors: axes in two roles, a pipeline that does not divide the layers, a
-// batch that does not divide over the data axes and microbatches, heads or
-// d_ff not divisible by the tensor-parallel ways.
-absl::StatusOr<TrainingStep> predict_training_step(const ModelConfig& model, const Chip& chip, const Mesh& mesh,
-                                                   const ParallelLayout& layout, const TrainingConfig& config);
-
-namespace detail {
-// The same without the checks, for the planner's inner loop: inputs must be
-// valid (validate_training_step returned OK).
-TrainingStep training_step_unchecked(const ModelConfig& model, const Chip& chip, const Mesh& mesh,
-                                     const ParallelLayout& layout, const TrainingConfig& config);
-}  // namespace detail
-
-absl::Status validate_training_step(const ModelConfig& model, const Chip& chip, const Mesh& mesh,
-                                    const ParallelLayout& layout, const TrainingConfig& config);
+// One chip's share of a training step. Preconditions (validate_training_step
+// checks them): a valid model; `mesh` laid on `chip`, which has a peak for
+// the dtype; the layout's axes on the mesh, no axis both data and tensor
+// parallel, FSDP axes among the data axes, the pipeline axis in no other
+// role; the stages divide the layers; the sequences divide over the data
+// shards and microbatches (1 without a pipeline); heads, d_ff and d_model
+// divide over the tensor-parallel ways, which divide or are divided by the
+// kv heads. Cheap enough for the planner's inner loop.
+inline TrainingStep training_step(const ModelConfig& model, const Chip& chip, const Mesh& mesh,
+                                  const ParallelLayout& layout, const TrainingConfig& config);
 
 // "FSDP(data=16) + TP(model=4) + PP(stage=2, 8 microbatches) + DP over DCN(slice=2)".
-std::string strategy_name(const Mesh& mesh, const ParallelLayout& layout, int microbatches = 1);
+inline std::string strategy_name(const Mesh& mesh, const ParallelLayout& layout, int microbatches = 1);
 
 }  // namespace roofline
+
+// The model, part by part.
+#include "roofline/sharding/detail/training_step_parts.hpp"

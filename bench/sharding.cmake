@@ -1,1 +1,0 @@
-roofline_add_bench(sharding_bench sharding_bench.cc)

@@ -1,1 +1,0 @@
-roofline_add_fuzzer(chip_spec_fuzz chip_spec_fuzz.cc)

@@ -1,1 +1,0 @@
-roofline_add_fuzzer(report_fuzz report_fuzz.cc)

@@ -1,1 +1,0 @@
-roofline_add_fuzzer(sharding_parse_fuzz sharding_parse_fuzz.cc)

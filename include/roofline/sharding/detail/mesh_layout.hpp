@@ -1,0 +1,375 @@
+// Implementation of roofline/sharding/mesh.hpp: laying mesh axes on a chip's
+// interconnect (the torus placement search) and describe_layout. Included
+// at the end of mesh.hpp; not a public header.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "roofline/collectives/network_dim.hpp"
+#include "roofline/detail/cat.hpp"
+#include "roofline/sharding/mesh.hpp"
+
+namespace roofline::detail::layout {
+
+inline std::string shape_text(const std::vector<int>& shape) {
+  std::string s;
+  for (std::size_t i = 0; i < shape.size(); ++i) s += cat(i ? "x" : "", shape[i]);
+  return s;
+}
+
+inline std::string axes_text(const std::vector<MeshAxis>& axes) {
+  std::string s;
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    s += cat(i ? "," : "", axes[i].name, "=", axes[i].size,
+                     axes[i].network == AxisNetwork::kDcn ? ":dcn" : "");
+  return s;
+}
+
+// Does physical dimension `d` of a slice of shape `s` have wraparound?
+inline bool slice_dim_wraps(const Interconnect& ici, const std::vector<int>& s, std::size_t d) {
+  if (ici.wrap == WrapRule::kAxisMultiple) {
+    // Whole cubes joined by optical switches: every dimension must be a
+    // multiple of the cube edge, else the slice is an open mesh.
+    for (int x : s)
+      if (!ici.wraps(x)) return false;
+    return true;
+  }
+  return ici.wraps(s[d]);
+}
+
+// Bytes per link of an all-gather of V = 1 over one ring, in units of one
+// link's one-way bandwidth: the "time" a placement scores.
+inline double ring_ag_time(int size, int stride, bool wraps) {
+  const CollectiveDim d{.network = DimNetwork::kTorusRing, .size = size, .wraps = wraps,
+                        .stride = stride, .bytes_per_s = 1};
+  return torus_dim_cost(CollectiveKind::kAllGather, 1.0, d, 1).t_bandwidth_s;
+}
+
+struct Factor {
+  int axis;  // index into the ICI axis list
+  int dim;
+  int size;
+  int stride;
+};
+
+struct Search {
+  Search(const Interconnect& i, std::vector<int> shape)
+      : ici(i), target(std::move(shape)), ndims(target.size()), used(ndims, 1) {}
+
+  const Interconnect& ici;
+  std::vector<int> target;  // the slice shape the axes must fill exactly
+  std::vector<int> sizes;  // ICI axes with size > 1, in mesh order
+  std::size_t ndims;
+  std::vector<int> used;
+  std::vector<Factor> factors;
+  // Best so far.
+  bool found = false;
+  int best_shared = 0;
+  double best_time = 0;
+  int best_factors = 0;
+  std::vector<Factor> best;
+  std::vector<int> best_shape;
+  long long visited = 0;
+
+  void evaluate() {
+    ++visited;
+    if (used != target) return;
+    int shared = 0;
+    std::vector<double> rate(sizes.size(), 0.0);
+    for (const Factor& f : factors) {
+      if (f.stride > 1) ++shared;
+      const bool wraps = f.stride * f.size == used[f.dim] && slice_dim_wraps(ici, used, f.dim);
+      rate[f.axis] += 1 / ring_ag_time(f.size, f.stride, wraps);
+    }
+    double time = 0;
+    for (double r : rate) time += 1 / r;
+    const int nf = static_cast<int>(factors.size());
+    constexpr double kEps = 1e-12;
+    const bool better =
+        !found || shared < best_shared ||
+        (shared == best_shared &&
+         (time < best_time - kEps || (std::fabs(time - best_time) <= kEps && nf < best_factors)));
+    if (!better) return;
+    found = true;
+    best_shared = shared;
+    best_time = time;
+    best_factors = nf;
+    best = factors;
+    best_shape = used;
+  }
+
+  // Splits what remains of axis `a` over dimensions d, d+1, ...
+  void split(int a, int remaining, std::size_t d) {
+    if (remaining == 1) {
+      place(a - 1);
+      return;
+    }
+    if (d == ndims) return;
+    const int room = target[d] / used[d];
+    for (int f = 1; f <= std::min(remaining, room); ++f) {
+      if (remaining % f != 0) continue;
+      if (f > 1) {
+        factors.push_back({a, static_cast<int>(d), f, used[d]});
+        used[d] *= f;
+      }
+      split(a, remaining / f, d + 1);
+      if (f > 1) {
+        used[d] /= f;
+        factors.pop_back();
+      }
+    }
+  }
+
+  // Places axes a, a-1, ..., 0: the last mesh axis is the most minor.
+  void place(int a) {
+    if (a < 0) {
+      evaluate();
+      return;
+    }
+    split(a, sizes[static_cast<std::size_t>(a)], 0);
+  }
+};
+
+// Every shape of `rest` chips over dimensions d, d+1, ... of the pod.
+inline void factor_shapes(const std::vector<int>& max_shape, std::size_t d, int rest, std::vector<int>& cur,
+                          std::vector<std::vector<int>>& out) {
+  if (d == max_shape.size()) {
+    if (rest == 1) out.push_back(cur);
+    return;
+  }
+  for (int f = 1; f <= std::min(rest, max_shape[d]); ++f) {
+    if (rest % f != 0) continue;
+    cur[d] = f;
+    factor_shapes(max_shape, d + 1, rest / f, cur, out);
+  }
+  cur[d] = 1;
+}
+
+// Is slice shape `a` more cube-like than `b`: a shorter longest dimension,
+// then more dimensions in use, then the smaller shape.
+inline bool more_cube_like(const std::vector<int>& a, const std::vector<int>& b) {
+  auto longest_and_used = [](const std::vector<int>& s) {
+    int longest = 0, used = 0;
+    for (int x : s) {
+      longest = std::max(longest, x);
+      used += x > 1;
+    }
+    return std::pair{longest, used};
+  };
+  const auto [la, ua] = longest_and_used(a);
+  const auto [lb, ub] = longest_and_used(b);
+  if (la != lb) return la < lb;
+  if (ua != ub) return ua > ub;
+  return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+}
+
+// Slice shapes of `n` chips within the pod, most cube-like first: the
+// shapes TPU slices are provisioned in (v5e 32 chips: 4x8; v5p 64: 4x4x4,
+// 256: 4x8x8).
+inline std::vector<std::vector<int>> slice_shapes(int n, const std::vector<int>& max_shape) {
+  std::vector<std::vector<int>> out;
+  std::vector<int> cur(max_shape.size(), 1);
+  factor_shapes(max_shape, 0, n, cur, out);
+  // An insertion sort: a pod has a few dozen shapes of n chips, and no
+  // std::sort is instantiated in every file that includes roofline/core.hpp.
+  for (std::size_t i = 1; i < out.size(); ++i)
+    for (std::size_t k = i; k > 0 && more_cube_like(out[k], out[k - 1]); --k) std::swap(out[k], out[k - 1]);
+  return out;
+}
+
+// Lays the ICI axes `ici_axes` of `mesh` on `chip`'s torus; false (and why)
+// when no slice shape within the pod takes them.
+inline bool lay_on_torus(Mesh& mesh, const Chip& chip, const std::vector<int>& ici_axes, std::string* why) {
+  const Interconnect& ici = chip.ici;
+  std::vector<int> sizes;
+  int n = 1;
+  for (int i : ici_axes) {
+    sizes.push_back(mesh.axes[static_cast<std::size_t>(i)].size);
+    n *= sizes.back();
+  }
+  // The first shape that takes every axis without sharing a dimension wins;
+  // failing that, the one with the fewest shared dimensions.
+  std::optional<Search> chosen;
+  for (const std::vector<int>& shape : slice_shapes(n, ici.max_shape)) {
+    Search cand(ici, shape);
+    cand.sizes = sizes;
+    cand.place(static_cast<int>(sizes.size()) - 1);
+    if (!cand.found) continue;
+    if (!chosen || cand.best_shared < chosen->best_shared) chosen.emplace(std::move(cand));
+    if (chosen->best_shared == 0) break;
+  }
+  if (!chosen) {
+    std::vector<MeshAxis> ici_only;
+    for (int i : ici_axes) ici_only.push_back(mesh.axes[static_cast<std::size_t>(i)]);
+    if (why)
+      *why = cat("mesh ", axes_text(ici_only), " cannot be laid on a ", chip.name, " slice: every ICI axis must be ",
+                 "a product of whole or shared torus dimensions within the pod's ", shape_text(ici.max_shape),
+                 " (axis sizes must factor into dimensions of at most those lengths)");
+    return false;
+  }
+  const Search& s = *chosen;
+  mesh.slice_shape = s.best_shape;
+  // Major first within each axis: the dimension with the largest stride leads.
+  for (std::size_t k = 0; k < ici_axes.size(); ++k) {
+    const std::size_t ax = static_cast<std::size_t>(ici_axes[k]);
+    std::vector<Factor> mine;
+    for (const Factor& f : s.best)
+      if (f.axis == static_cast<int>(k)) mine.push_back(f);
+    for (const Factor& f : mine) {
+      const bool wraps = f.stride * f.size == s.best_shape[static_cast<std::size_t>(f.dim)] &&
+                         slice_dim_wraps(ici, s.best_shape, static_cast<std::size_t>(f.dim));
+      mesh.placement[ax].push_back({.dim = f.dim, .size = f.size, .stride = f.stride, .wraps = wraps});
+      mesh.dims[ax].push_back({.network = DimNetwork::kTorusRing,
+                               .size = f.size,
+                               .wraps = wraps,
+                               .stride = f.stride,
+                               .bytes_per_s = ici.link_bytes_per_s,
+                               .links = 1,
+                               .hop_latency_s = ici.hop_latency_s});
+    }
+  }
+  return true;
+}
+
+inline bool valid_axis_name(std::string_view n) {
+  if (n.empty() || !(std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_')) return false;
+  for (char c : n)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+
+// Why `axes` cannot make a mesh on any chip: a bad or repeated name, a size
+// below 1, more devices than an int counts; "" when they can.
+inline std::string axes_problem(const std::vector<MeshAxis>& axes) {
+  if (axes.empty()) return "a mesh needs at least one axis";
+  if (axes.size() > static_cast<std::size_t>(kMaxMeshAxes)) return cat("a mesh has at most ", kMaxMeshAxes, " axes");
+  double total = 1;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const MeshAxis& a = axes[i];
+    if (!valid_axis_name(a.name))
+      return cat("mesh axis name '", a.name, "' must be a letter or '_' followed by letters, digits or '_'");
+    for (std::size_t j = 0; j < i; ++j)
+      if (axes[j].name == a.name) return cat("mesh ", axes_text(axes), " names axis '", a.name, "' twice");
+    if (a.size < 1) return cat("mesh axis ", a.name, " has size ", a.size, "; sizes are >= 1");
+    total *= a.size;
+  }
+  if (total > std::numeric_limits<int>::max()) return cat("mesh ", axes_text(axes), " has more devices than fit an int");
+  return "";
+}
+
+// Why the ICI axes of `mesh` do not fit one pod (TPU) or NVLink domain
+// (GPU); "" when they do.
+inline std::string domain_problem(const Mesh& mesh, const Chip& chip) {
+  const double ici_total = mesh.ici_device_count();
+  const int domain = chip.ici.domain_chips();
+  if (ici_total <= domain) return "";
+  const bool gpu = chip.ici.topology == Topology::kSwitch;
+  return cat("mesh ", axes_text(mesh.axes), " puts ", static_cast<long long>(ici_total), " chips on ",
+             gpu ? "NVLink" : "ICI", " but one ", chip.name, gpu ? " NVLink domain" : " pod", " (",
+             shape_text(chip.ici.max_shape), ") holds ", domain, "; mark the axes that cross ",
+             gpu ? "nodes" : "slices", " with ':dcn' (e.g. S=2:dcn)");
+}
+
+// DCN axes run over the scale-out network; false (and why) on a chip without one.
+inline bool lay_on_dcn(Mesh& mesh, const Chip& chip, std::string* why) {
+  for (std::size_t i = 0; i < mesh.axes.size(); ++i) {
+    const MeshAxis& a = mesh.axes[i];
+    if (a.network != AxisNetwork::kDcn || a.size == 1) continue;
+    if (!(chip.dcn_bytes_per_s > 0)) {
+      if (why) *why = cat("mesh axis ", a.name, " is on DCN but ", chip.name, " has no dcn_bytes_per_s");
+      return false;
+    }
+    mesh.dims[i].push_back({.network = DimNetwork::kScaleOut,
+                            .size = a.size,
+                            .bytes_per_s = chip.dcn_bytes_per_s,
+                            .links = 1,
+                            // No per-message DCN latency in the chip specs: not modelled.
+                            .hop_latency_s = 0});
+  }
+  return true;
+}
+
+// On a switch every ICI axis is one NVLink domain dimension.
+inline void lay_on_switch(Mesh& mesh, const Chip& chip, const std::vector<int>& ici_axes) {
+  mesh.slice_shape = {mesh.ici_device_count()};
+  for (int i : ici_axes)
+    mesh.dims[static_cast<std::size_t>(i)].push_back({.network = DimNetwork::kSwitch,
+                                                      .size = mesh.axes[static_cast<std::size_t>(i)].size,
+                                                      .bytes_per_s = chip.ici.egress_bytes_per_s(),
+                                                      .links = std::max(chip.ici.links_per_chip, 1),
+                                                      .hop_latency_s = chip.ici.hop_latency_s});
+}
+
+}  // namespace roofline::detail::layout
+
+namespace roofline {
+
+inline std::optional<Mesh> lay_out_mesh(std::vector<MeshAxis> axes, const Chip& chip, std::string* why) {
+  namespace layout = detail::layout;
+  auto refuse = [&](std::string reason) -> std::optional<Mesh> {
+    if (why) *why = std::move(reason);
+    return std::nullopt;
+  };
+  if (std::string p = layout::axes_problem(axes); !p.empty()) return refuse(std::move(p));
+  Mesh mesh;
+  mesh.chip_name = chip.name;
+  mesh.topology = chip.ici.topology;
+  mesh.axes = std::move(axes);
+  mesh.dims.resize(mesh.axes.size());
+  mesh.placement.resize(mesh.axes.size());
+  if (std::string p = layout::domain_problem(mesh, chip); !p.empty()) return refuse(std::move(p));
+  if (!layout::lay_on_dcn(mesh, chip, why)) return std::nullopt;
+
+  std::vector<int> ici_axes;
+  for (std::size_t i = 0; i < mesh.axes.size(); ++i)
+    if (mesh.axes[i].network == AxisNetwork::kIci && mesh.axes[i].size > 1) ici_axes.push_back(static_cast<int>(i));
+  if (chip.ici.topology == Topology::kSwitch) {
+    layout::lay_on_switch(mesh, chip, ici_axes);
+    return mesh;
+  }
+  if (ici_axes.empty()) {
+    mesh.slice_shape.assign(chip.ici.max_shape.size(), 1);
+    return mesh;
+  }
+  if (!layout::lay_on_torus(mesh, chip, ici_axes, why)) return std::nullopt;
+  return mesh;
+}
+
+inline std::string describe_layout(const Mesh& mesh) {
+  using detail::cat;
+  std::string s;
+  for (std::size_t i = 0; i < mesh.axes.size(); ++i) {
+    const MeshAxis& a = mesh.axes[i];
+    s += cat(i ? "; " : "", a.name, "=", a.size, ": ");
+    if (a.size == 1) {
+      s += "trivial";
+      continue;
+    }
+    if (a.network == AxisNetwork::kDcn) {
+      s += "DCN";
+      continue;
+    }
+    if (mesh.topology == Topology::kSwitch) {
+      s += "NVLink domain";
+      continue;
+    }
+    for (std::size_t k = 0; k < mesh.placement[i].size(); ++k) {
+      const TorusPlacement& p = mesh.placement[i][k];
+      s += cat(k ? " x " : "", "torus dim ", p.dim, " (", p.size, p.wraps ? ", wraps" : ", no wrap",
+               p.stride > 1 ? cat(", stride ", p.stride) : "", ")");
+    }
+  }
+  if (mesh.topology != Topology::kSwitch && !mesh.slice_shape.empty())
+    s += cat("; slice ", detail::layout::shape_text(mesh.slice_shape));
+  return s;
+}
+
+}  // namespace roofline

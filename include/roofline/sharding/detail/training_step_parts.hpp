@@ -1,0 +1,405 @@
+// Implementation of roofline/sharding/training_step.hpp: every op of one
+// chip's share of a step, as rooflines, plus the collectives each strategy
+// needs on the mesh. Included at the end of training_step.hpp; not a public
+// header.
+//
+// training_step() runs these in order, each adding to its parts:
+//   layer_compute        attention projections and core, MLP, norms
+//   layer_collectives    tensor-parallel, FSDP and gradient collectives of the layers
+//   embedding_and_loss   embedding (first stage), unembedding and loss (last
+//                        stage) and the collectives of their tables
+//   pipeline_transfers   activations across stage boundaries
+//   step_totals          the step's roofline, bubble, MFU
+//   memory_per_chip      what the fuller of the first and last stage holds
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "roofline/detail/cat.hpp"
+#include "roofline/ops/matmul.hpp"
+#include "roofline/predict.hpp"
+#include "roofline/sharding/layers.hpp"
+#include "roofline/sharding/mesh_collective.hpp"
+#include "roofline/sharding/training_step.hpp"
+
+namespace roofline::detail::step {
+
+// Adds ops to one part of the step.
+class PartBuilder {
+ public:
+  PartBuilder(StepPart& part, const Chip& chip, DType dtype) : p_(part), chip_(chip), dtype_(dtype) {}
+
+  // [m, k] @ [k, n], `times` times.
+  void matmul(std::int64_t m, std::int64_t k, std::int64_t n, double times) {
+    if (times <= 0 || m <= 0 || k <= 0 || n <= 0) return;
+    accumulate(p_.roofline, predict(Matmul{.m = m, .k = k, .n = n, .dtype = dtype_}, chip_), times);
+  }
+  // A forward matmul X[m, k] @ W[k, n] run `forward_runs` times (2 with
+  // remat) and its two backward matmuls dX = dY W^T and dW = X^T dY.
+  void training_matmul(std::int64_t m, std::int64_t k, std::int64_t n, double forward_runs, double times) {
+    matmul(m, k, n, forward_runs * times);
+    matmul(m, n, k, times);
+    matmul(k, m, n, times);
+  }
+  // Memory-bound work given by its FLOPs and bytes.
+  void stream(double flops, double bytes, double times) {
+    if (times <= 0) return;
+    accumulate(p_.roofline, make_prediction(flops, bytes, 0, 0, dtype_, chip_), times);
+  }
+  void collective(const CollectiveTime& t, double times) {
+    p_.roofline.t_ici_s += times * t.t_ici_s;
+    p_.roofline.ici_bytes += times * t.bytes_per_link;
+  }
+
+ private:
+  StepPart& p_;
+  const Chip& chip_;
+  DType dtype_;
+};
+
+enum Part { kAttnProj, kAttnCore, kMlp, kNorms, kEmbed, kUnembed, kTp, kFsdp, kGradSync, kPipe, kParts };
+
+inline constexpr std::string_view kPartNames[kParts] = {
+    "attention projections", "attention core", "mlp", "norms and residuals", "embedding",
+    "unembedding and loss", "tensor-parallel collectives", "fsdp collectives", "gradient all-reduce",
+    "pipeline transfers"};
+
+// The model's sizes on one chip after tensor parallelism over Y ways.
+struct Shapes {
+  std::int64_t D, F, H, T, Dl, Fl, Vl, nl, kl;
+  int Y;
+  double mlp_matrices;
+  double layer_params_local_tp;  // one layer's parameters on one chip after tensor parallelism
+  double embed_params_local_tp;  // the embedding (or unembedding) table after tensor parallelism
+};
+
+inline Shapes shapes(const ModelConfig& m, const Mesh& mesh, const ParallelLayout& lay, std::int64_t seq_len) {
+  Shapes s;
+  s.Y = mesh.size(lay.model);
+  s.D = m.d_model;
+  s.F = m.d_ff;
+  s.H = m.head_dim;
+  s.T = seq_len;
+  s.Dl = m.d_model / s.Y;
+  s.Fl = m.d_ff / s.Y;
+  s.Vl = (m.vocab + s.Y - 1) / s.Y;
+  s.nl = m.heads / s.Y;
+  // GQA with fewer kv heads than tensor-parallel ways: each chip keeps the
+  // one kv head its query heads use (computed redundantly).
+  s.kl = m.kv_heads % s.Y == 0 ? m.kv_heads / s.Y : 1;
+  s.mlp_matrices = m.mlp == MlpKind::kGated ? 3 : 2;
+  s.layer_params_local_tp = static_cast<double>(s.D) * static_cast<double>((s.nl + 2 * s.kl) * s.H) +
+                            static_cast<double>(s.nl * s.H) * static_cast<double>(s.D) +
+                            s.mlp_matrices * static_cast<double>(s.D) * static_cast<double>(s.Fl) +
+                            2.0 * static_cast<double>(s.D);
+  s.embed_params_local_tp = static_cast<double>(s.Vl) * static_cast<double>(s.D);
+  return s;
+}
+
+// What every part of the step is computed from: the inputs, the local
+// shapes, and the counts per chip.
+struct Context {
+  const ModelConfig& model;
+  const Chip& chip;
+  const Mesh& mesh;
+  const ParallelLayout& lay;
+  const TrainingConfig& cfg;
+  std::int64_t seq;           // sequence length
+  Shapes s;
+  DType dt;
+  double bytes;               // bytes per element of dt
+  int X, Xf;                  // data ways, FSDP ways
+  int P;                      // pipeline stages
+  int M;                      // microbatches
+  AxisMask dp_only;           // data axes without FSDP
+  std::int64_t b;             // tokens per chip per step
+  std::int64_t t;             // tokens per chip per microbatch
+  double L_s;                 // layers per stage
+  double fwd_runs;            // forward passes per layer: 2 with full remat
+  double per_layer;           // layer executions per step on one chip (per microbatch each)
+  double layer_weight_bytes;  // one layer's weights on one chip after tensor parallelism
+  double embed_bytes;         // one embedding table on one chip after tensor parallelism
+  bool has_embed;             // the slowest stage holds the embedding (no pipeline)
+
+  PartBuilder part(TrainingStep& st, Part p) const { return PartBuilder(st.parts[p], chip, dt); }
+};
+
+inline Context context(const ModelConfig& model, const Chip& chip, const Mesh& mesh, const ParallelLayout& lay,
+                       const TrainingConfig& cfg) {
+  const std::int64_t seq = cfg.seq_len > 0 ? cfg.seq_len : model.seq_len;
+  const Shapes s = shapes(model, mesh, lay, seq);
+  const double bytes = bytes_per_element(cfg.dtype);
+  const int X = mesh.size(lay.data);
+  const int P = lay.pipeline_axis >= 0 ? mesh.axes[static_cast<std::size_t>(lay.pipeline_axis)].size : 1;
+  const int M = cfg.microbatches;
+  const std::int64_t b = cfg.batch_tokens / X;
+  const double L_s = static_cast<double>(model.layers) / P;
+  return Context{.model = model, .chip = chip, .mesh = mesh, .lay = lay, .cfg = cfg,
+                 .seq = seq, .s = s, .dt = cfg.dtype, .bytes = bytes,
+                 .X = X, .Xf = mesh.size(lay.fsdp), .P = P, .M = M,
+                 .dp_only = lay.data & ~lay.fsdp, .b = b, .t = b / M, .L_s = L_s,
+                 .fwd_runs = cfg.remat == Remat::kFull ? 2.0 : 1.0, .per_layer = L_s * M,
+                 .layer_weight_bytes = s.layer_params_local_tp * bytes,
+                 .embed_bytes = s.embed_params_local_tp * bytes,
+                 // With a pipeline the slowest stage is the last one.
+                 .has_embed = P == 1};
+}
+
+// The compute of every layer (per microbatch): attention projections and
+// core, the MLP and its activation, norms and residual adds.
+inline void layer_compute(const Context& c, TrainingStep& st) {
+  const Shapes& s = c.s;
+  const std::int64_t t = c.t;
+  {
+    PartBuilder ap = c.part(st, kAttnProj);
+    ap.training_matmul(t, s.D, (s.nl + 2 * s.kl) * s.H, c.fwd_runs, c.per_layer);  // x @ [Wq Wk Wv]
+    ap.training_matmul(t, s.nl * s.H, s.D, c.fwd_runs, c.per_layer);               // attn @ Wo
+  }
+  {
+    // Flash-style attention: Q, K, V and O cross HBM once (forward), and
+    // Q, K, V, O, dO in and dQ, dK, dV out (backward). FLOPs: QK^T and PV,
+    // 2 x 2 x t x T x H per query head forward, twice that backward.
+    PartBuilder ac = c.part(st, kAttnCore);
+    const double causal = c.cfg.mask == AttentionMask::kCausal ? 0.5 : 1.0;
+    const double fwd_flops = 4.0 * static_cast<double>(t) * static_cast<double>(s.T) *
+                             static_cast<double>(s.nl * s.H) * causal;
+    const double qkvo = static_cast<double>(t * s.H) * c.bytes;
+    ac.stream(fwd_flops, qkvo * static_cast<double>(2 * s.nl + 2 * s.kl), c.fwd_runs * c.per_layer);
+    ac.stream(2 * fwd_flops, qkvo * static_cast<double>(4 * s.nl + 4 * s.kl), c.per_layer);
+  }
+  {
+    PartBuilder mlp = c.part(st, kMlp);
+    const bool gated = c.model.mlp == MlpKind::kGated;
+    mlp.training_matmul(t, s.D, (gated ? 2 : 1) * s.Fl, c.fwd_runs, c.per_layer);  // x @ [W_gate W_up]
+    mlp.training_matmul(t, s.Fl, s.D, c.fwd_runs, c.per_layer);                    // h @ W_down
+    // Activation: gated silu(g) * u reads g, u and writes h (4 FLOPs an
+    // element: sigmoid's add and divide, two multiplies; the exp is a
+    // transcendental); its backward reads g, u, dh and writes dg, du.
+    const double el = static_cast<double>(t * s.Fl);
+    if (gated) {
+      mlp.stream(4 * el, 3 * el * c.bytes, c.fwd_runs * c.per_layer);
+      mlp.stream(8 * el, 5 * el * c.bytes, c.per_layer);
+    } else {
+      mlp.stream(4 * el, 2 * el * c.bytes, c.fwd_runs * c.per_layer);
+      mlp.stream(8 * el, 3 * el * c.bytes, c.per_layer);
+    }
+  }
+  {
+    // Two RMS norms (square, sum, scale, multiply: 4 FLOPs an element) on the
+    // [t, D/Y] residual shard, read and written once each way, and two
+    // residual adds (read 2, write 1).
+    PartBuilder n = c.part(st, kNorms);
+    const double el = static_cast<double>(t * s.Dl);
+    n.stream(2 * 4 * el, 2 * 2 * el * c.bytes, c.fwd_runs * c.per_layer);
+    n.stream(2 * 8 * el, 2 * 3 * el * c.bytes, c.per_layer);
+    n.stream(2 * el, 2 * 3 * el * c.bytes, c.fwd_runs * c.per_layer);
+  }
+}
+
+// The collectives of every layer: tensor parallelism's activation gathers
+// and reductions, FSDP's weight gathers, and the data-parallel gradient
+// all-reduce.
+inline void layer_collectives(const Context& c, TrainingStep& st) {
+  const Mesh& mesh = c.mesh;
+  if (c.s.Y > 1) {
+    // Book's TP: AllGather_Y In[B, D_Y] before each block, ReduceScatter_Y
+    // after; backward: AllGather_Y dOut, ReduceScatter_Y dIn, and the
+    // block's input gathered again for its weight gradient.
+    PartBuilder tp = c.part(st, kTp);
+    const double v = static_cast<double>(c.t * c.s.D) * c.bytes;
+    const CollectiveTime ag = collective_time(mesh, CollectiveKind::kAllGather, c.lay.model, v);
+    const CollectiveTime rs = collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.model, v);
+    tp.collective(ag, 2 * c.fwd_runs * c.per_layer + 4 * c.per_layer);
+    tp.collective(rs, 2 * c.fwd_runs * c.per_layer + 2 * c.per_layer);
+  }
+  if (c.Xf > 1) {
+    // ZeRO-3: gather a layer's weights before its forward and again before
+    // its backward (per microbatch), reduce-scatter its gradient.
+    PartBuilder f = c.part(st, kFsdp);
+    f.collective(collective_time(mesh, CollectiveKind::kAllGather, c.lay.fsdp, c.layer_weight_bytes), 2 * c.per_layer);
+    f.collective(collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.fsdp, c.layer_weight_bytes), c.per_layer);
+  }
+  if (c.dp_only) {
+    // Pure data parallelism: the gradient (its FSDP shard) is all-reduced
+    // once per step, off the critical path.
+    PartBuilder g = c.part(st, kGradSync);
+    g.collective(collective_time(mesh, CollectiveKind::kAllReduce, c.dp_only, c.layer_weight_bytes / c.Xf), c.L_s);
+  }
+}
+
+// The embedding (first stage) and the unembedding and loss (last stage),
+// with the collectives of their tables.
+inline void embedding_and_loss(const Context& c, TrainingStep& st) {
+  const Shapes& s = c.s;
+  const std::int64_t t = c.t;
+  const Mesh& mesh = c.mesh;
+  if (c.has_embed) {
+    PartBuilder e = c.part(st, kEmbed);
+    const double el = static_cast<double>(t * s.Dl);
+    e.stream(0, 2 * el * c.bytes, c.M);  // gather rows: read and write [t, D/Y]
+    e.stream(el, 3 * el * c.bytes, c.M);  // scatter-add the gradient rows
+  }
+  {
+    PartBuilder u = c.part(st, kUnembed);
+    u.training_matmul(t, s.D, s.Vl, c.fwd_runs, c.M);
+    // Softmax cross-entropy on [t, V/Y]: read the logits, keep fp32
+    // probabilities, write their gradient (5 FLOPs an element: max, subtract,
+    // sum, divide, subtract; the exp is a transcendental).
+    const double el = static_cast<double>(t * s.Vl);
+    u.stream(5 * el, el * (2 * c.bytes + 2 * 4.0), c.M);
+  }
+  if (s.Y > 1) {
+    // The unembedding needs [t, D] whole: gather it, reduce-scatter dX.
+    PartBuilder tp = c.part(st, kTp);
+    const double v = static_cast<double>(t * s.D) * c.bytes;
+    tp.collective(collective_time(mesh, CollectiveKind::kAllGather, c.lay.model, v), c.fwd_runs * c.M);
+    tp.collective(collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.model, v), c.M);
+  }
+  const double tables = (c.has_embed && !c.model.tied_embeddings) ? 2 : 1;
+  if (c.Xf > 1) {
+    PartBuilder f = c.part(st, kFsdp);
+    f.collective(collective_time(mesh, CollectiveKind::kAllGather, c.lay.fsdp, c.embed_bytes), (tables + 1) * c.M);
+    f.collective(collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.fsdp, c.embed_bytes), tables * c.M);
+  }
+  if (c.dp_only) {
+    PartBuilder g = c.part(st, kGradSync);
+    g.collective(collective_time(mesh, CollectiveKind::kAllReduce, c.dp_only, c.embed_bytes / c.Xf), tables);
+  }
+}
+
+// Activations forward and their gradients backward cross each stage
+// boundary once per microbatch: a shift by one along the pipeline axis.
+inline void pipeline_transfers(const Context& c, TrainingStep& st) {
+  if (c.P <= 1) return;
+  PartBuilder pp = c.part(st, kPipe);
+  const AxisMask pm = AxisMask{1} << c.lay.pipeline_axis;
+  const double shard = static_cast<double>(c.t * c.s.Dl) * c.bytes;
+  pp.collective(collective_time(c.mesh, CollectiveKind::kPermute, pm, shard * c.P, 1), 2.0 * c.M);
+}
+
+// The step from its parts: compute stretched by the pipeline bubble,
+// collectives one after another, communication hidden under compute at
+// best; and the MFU at that time.
+inline void step_totals(const Context& c, TrainingStep& st) {
+  st.bubble_factor = static_cast<double>(c.M + c.P - 1) / c.M;
+  Prediction& r = st.roofline;
+  double compute = 0;
+  for (const StepPart& p : st.parts) {
+    accumulate(r, p.roofline);
+    compute += p.roofline.t_lower_s;
+  }
+  r.t_math_s *= st.bubble_factor;
+  r.t_hbm_s *= st.bubble_factor;
+  st.t_compute_s = compute * st.bubble_factor;
+  r.t_lower_s = std::max(st.t_compute_s, r.t_ici_s);
+  r.t_upper_s = st.t_compute_s + r.t_ici_s;
+  settle_sum(r, c.dt, select_peak(c.chip, peak_class(c.dt)), c.chip);
+  st.step_time_s = r.t_lower_s;
+  st.model_flops = model_training_flops(c.model, static_cast<double>(c.cfg.batch_tokens), static_cast<double>(c.seq),
+                                        c.cfg.mask);
+  const double peak = c.chip.peak_flops_per_s_for(c.dt);
+  st.mfu = st.step_time_s > 0 ? st.model_flops / (st.step_time_s * st.chips * peak) : 0;
+}
+
+// Memory per chip: parameters, gradients and optimizer state (FSDP-sharded),
+// gathered FSDP weights, and the activations kept for the backward pass,
+// for the fuller of the first and last pipeline stage.
+inline void memory_per_chip(const Context& c, TrainingStep& st) {
+  const Shapes& s = c.s;
+  const double bytes = c.bytes;
+  MemoryPerChip& mem = st.memory;
+  mem.hbm_bytes = c.chip.hbm_bytes;
+  const bool gated = c.model.mlp == MlpKind::kGated;
+  // Saved for the backward pass, per token per layer (elements): the two
+  // norm inputs [D/Y], the gathered block inputs [D] (QKV and MLP), Q, K, V
+  // and the attention output, softmax statistics (fp32, one per head), and
+  // the MLP's gate, up and product (gated) or pre-activation and activation.
+  const double saved_elems = 2.0 * static_cast<double>(s.Dl) + 2.0 * static_cast<double>(s.D) +
+                             static_cast<double>((2 * s.nl + 2 * s.kl) * s.H) +
+                             static_cast<double>(s.nl) * 4.0 / bytes +
+                             (gated ? 3.0 : 2.0) * static_cast<double>(s.Fl);
+  const double layer_act_per_token = saved_elems * bytes;
+  const double logits_bytes = static_cast<double>(c.t * s.Vl) * (bytes + 4.0);
+  for (int stage : {0, c.P - 1}) {
+    const bool first = stage == 0, last = stage == c.P - 1;
+    double params = c.L_s * s.layer_params_local_tp / c.Xf + static_cast<double>(s.D);
+    const int stage_tables = (first ? 1 : 0) + (last ? 1 : 0);
+    params += s.embed_params_local_tp / c.Xf * ((c.model.tied_embeddings && first && last) ? 1 : stage_tables);
+    // 1F1B: stage s holds the activations of min(M, P - s) microbatches.
+    const double in_flight = static_cast<double>(std::min(c.M, c.P - stage)) * static_cast<double>(c.t);
+    const double no_remat = c.L_s * in_flight * layer_act_per_token + (last ? logits_bytes : 0);
+    const double remat = c.L_s * in_flight * static_cast<double>(s.Dl) * bytes +
+                         static_cast<double>(c.t) * layer_act_per_token + (last ? logits_bytes : 0);
+    const double acts = c.cfg.remat == Remat::kFull ? remat : no_remat;
+    const double gathered = c.Xf > 1 ? 2 * c.layer_weight_bytes : 0;
+    const double total = params * (2 * bytes + c.cfg.optimizer_bytes_per_param) + gathered + acts;
+    if (total >= mem.total_bytes) {
+      mem.params_bytes = params * bytes;
+      mem.grads_bytes = params * bytes;
+      mem.optimizer_bytes = params * c.cfg.optimizer_bytes_per_param;
+      mem.gathered_weights_bytes = gathered;
+      mem.activations_bytes = acts;
+      mem.activations_no_remat_bytes = no_remat;
+      mem.activations_remat_bytes = remat;
+      mem.total_bytes = total;
+    }
+  }
+  mem.fits = mem.total_bytes <= mem.hbm_bytes;
+}
+
+}  // namespace roofline::detail::step
+
+namespace roofline {
+
+inline TrainingStep training_step(const ModelConfig& model, const Chip& chip, const Mesh& mesh,
+                                  const ParallelLayout& layout, const TrainingConfig& config) {
+  namespace step = detail::step;
+  const step::Context c = step::context(model, chip, mesh, layout, config);
+  TrainingStep st;
+  st.chips = mesh.device_count();
+  st.tokens_per_chip = static_cast<double>(c.b);
+  st.parts.resize(step::kParts);
+  for (int i = 0; i < step::kParts; ++i) st.parts[i].name = step::kPartNames[i];
+  step::layer_compute(c, st);
+  step::layer_collectives(c, st);
+  step::embedding_and_loss(c, st);
+  step::pipeline_transfers(c, st);
+  step::step_totals(c, st);
+  step::memory_per_chip(c, st);
+  return st;
+}
+
+inline std::string strategy_name(const Mesh& mesh, const ParallelLayout& lay, int microbatches) {
+  using detail::cat;
+  auto axes = [&](AxisMask m) {
+    std::string s;
+    for (std::size_t i = 0; i < mesh.axes.size(); ++i)
+      if (m & (AxisMask{1} << i)) s += cat(s.empty() ? "" : ",", mesh.axes[i].name, "=", mesh.axes[i].size);
+    return s;
+  };
+  AxisMask ici = 0, dcn = 0;
+  for (std::size_t i = 0; i < mesh.axes.size(); ++i)
+    (mesh.axes[i].network == AxisNetwork::kDcn ? dcn : ici) |= AxisMask{1} << i;
+  std::vector<std::string> parts;
+  const AxisMask fsdp_ici = lay.fsdp & ici, fsdp_dcn = lay.fsdp & dcn;
+  const AxisMask dp_ici = lay.data & ~lay.fsdp & ici, dp_dcn = lay.data & ~lay.fsdp & dcn;
+  if (fsdp_ici) parts.push_back(cat("FSDP(", axes(fsdp_ici), ")"));
+  if (dp_ici) parts.push_back(cat("DP(", axes(dp_ici), ")"));
+  if (lay.model) parts.push_back(cat("TP(", axes(lay.model), ")"));
+  if (lay.pipeline_axis >= 0) {
+    const MeshAxis& a = mesh.axes[static_cast<std::size_t>(lay.pipeline_axis)];
+    parts.push_back(cat("PP(", a.name, "=", a.size, a.network == AxisNetwork::kDcn ? " over DCN" : "", ", ",
+                        microbatches, " microbatches)"));
+  }
+  if (fsdp_dcn) parts.push_back(cat("FSDP over DCN(", axes(fsdp_dcn), ")"));
+  if (dp_dcn) parts.push_back(cat("DP over DCN(", axes(dp_dcn), ")"));
+  if (parts.empty()) return "single device";
+  std::string out;
+  for (const std::string& p : parts) out += cat(out.empty() ? "" : " + ", p);
+  return out;
+}
+
+}  // namespace roofline

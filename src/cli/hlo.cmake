@@ -1,2 +1,0 @@
-# roofline hlo: per-instruction roofline of an HLO module.
-list(APPEND ROOFLINE_CLI_SOURCES src/cli/cmd_hlo.cc)

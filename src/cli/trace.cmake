@@ -1,1 +1,0 @@
-list(APPEND ROOFLINE_CLI_SOURCES src/cli/cmd_stats.cc)

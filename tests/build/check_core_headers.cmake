@@ -1,0 +1,40 @@
+cmake_minimum_required(VERSION 3.25)
+# cmake -DROOFLINE_SOURCE_DIR=... -P check_core_headers.cmake
+# roofline::core is header-only and abseil-free: none of its headers may
+# include an abseil header, or a roofline header that is not itself core
+# (the generated chip table aside). roofline/core.hpp must include every
+# public core header.
+include("${ROOFLINE_SOURCE_DIR}/cmake/core_headers.cmake")
+set(problems "")
+foreach(header IN LISTS ROOFLINE_CORE_HEADERS)
+  file(STRINGS "${ROOFLINE_SOURCE_DIR}/${header}" includes REGEX "^[ \t]*#[ \t]*include")
+  foreach(line IN LISTS includes)
+    if(line MATCHES "[<\"]absl/")
+      string(APPEND problems "  ${header}: ${line} (core includes no abseil)\n")
+    elseif(line MATCHES "[<\"](roofline/[^>\"]+)[>\"]")
+      set(target "${CMAKE_MATCH_1}")
+      if(NOT target STREQUAL "roofline/generated/chip_table.hpp" AND NOT "include/${target}" IN_LIST ROOFLINE_CORE_HEADERS)
+        string(APPEND problems "  ${header}: ${line} (not a core header: cmake/core_headers.cmake)\n")
+      endif()
+    elseif(line MATCHES "[<\"](nlohmann|google/protobuf|zlib)")
+      string(APPEND problems "  ${header}: ${line} (core depends on nothing but the standard library)\n")
+    endif()
+  endforeach()
+endforeach()
+
+file(STRINGS "${ROOFLINE_SOURCE_DIR}/include/roofline/core.hpp" umbrella REGEX "^#include")
+foreach(header IN LISTS ROOFLINE_CORE_HEADERS)
+  string(REGEX REPLACE "^include/" "" name "${header}")
+  if(name MATCHES "^roofline/(.*/)?detail/" OR name STREQUAL "roofline/core.hpp")
+    continue()
+  endif()
+  if(NOT umbrella MATCHES "\"${name}\"")
+    string(APPEND problems "  roofline/core.hpp does not include ${name}\n")
+  endif()
+endforeach()
+
+list(LENGTH ROOFLINE_CORE_HEADERS n)
+if(problems)
+  message(FATAL_ERROR "roofline::core headers:\n${problems}")
+endif()
+message(STATUS "${n} core headers: no abseil, no compiled-part header, all in roofline/core.hpp")
