@@ -122,6 +122,9 @@ TEST_CASE("predict: invalid input never passes as a number") {
   CHECK(std::isnan(fp8.t_lower_s));
   CHECK(!fp8.peak.available());
   CHECK(roofline::peak_label(fp8.peak, v5e) == "no fp8 peak");
+  // The README's checked form says why.
+  CHECK(std::string(roofline::validate(roofline::Matmul{.m = 4096, .k = 4096, .n = 4096, .dtype = DType::kF8E4M3FN}, v5e)
+                        .message()) == "tpu-v5e has no fp8 peak");
   // A negative element count.
   CHECK(roofline::predict(roofline::Elementwise{.elements = -1}, v5e).bound == Bound::kInvalid);
   // An empty matmul is an ordinary op (an MoE expert that got no tokens):
