@@ -1,10 +1,11 @@
 # The headers of roofline::core, the header-only part: everything
-# roofline/core.hpp includes and nothing that needs abseil or a compiled
-# library. Every other header under include/roofline belongs to
+# roofline/core.hpp and roofline/sharding.hpp include and nothing that needs
+# abseil or a compiled library. Every other header under include/roofline belongs to
 # roofline::roofline. tests/core_headers_test.cmake checks that none of
 # these includes an abseil header or a header outside this list.
 set(ROOFLINE_CORE_HEADERS
   include/roofline/core.hpp
+  include/roofline/sharding.hpp
   include/roofline/dtype.hpp
   include/roofline/chip.hpp
   include/roofline/predict.hpp

@@ -1,9 +1,12 @@
-// roofline::core, the header-only part of roofline: element types, chips
-// (the specs of hardware/ compiled in), single-device ops and predict(),
-// collectives on rings, tori and switches, meshes, sharded matmuls, layer
-// and model counts, training steps and critical batch sizes. It includes no
-// abseil and needs no compiled library: link roofline::core (CMake) and
-// include this.
+// roofline::core, the header-only part of roofline. This umbrella is its
+// light half: element types, chips (the specs of hardware/ compiled in),
+// single-device ops and predict(), collectives on rings, tori and switches.
+// The other half, meshes, sharded matmuls, layer and model counts, training
+// steps and critical batch sizes, is roofline/sharding.hpp (also core, also
+// header-only), kept apart because it costs about as much to compile as
+// this whole header (docs/architecture.md), as {fmt} keeps core.h light.
+// It includes no abseil and needs no compiled library: link roofline::core
+// (CMake) and include this.
 //
 //   const roofline::Chip& v5e = roofline::chip("tpu-v5e");
 //   roofline::Matmul mm{.m = 32768, .k = 8192, .n = 32768};   // bf16 by default
@@ -27,11 +30,3 @@
 #include "roofline/ops/generic.hpp"
 #include "roofline/ops/matmul.hpp"
 #include "roofline/predict.hpp"
-#include "roofline/sharding/critical_batch.hpp"
-#include "roofline/sharding/layers.hpp"
-#include "roofline/sharding/matmul_expression.hpp"
-#include "roofline/sharding/mesh.hpp"
-#include "roofline/sharding/mesh_collective.hpp"
-#include "roofline/sharding/model_config.hpp"
-#include "roofline/sharding/sharded_matmul.hpp"
-#include "roofline/sharding/training_step.hpp"

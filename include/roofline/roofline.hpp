@@ -1,5 +1,5 @@
 // Everything: roofline::core (roofline/core.hpp: chips, ops, collectives,
-// predict, meshes, sharded matmuls, training steps) and the compiled
+// predict; roofline/sharding.hpp: meshes, sharded matmuls, training steps) and the compiled
 // roofline::roofline on top of it: chip spec files and names users type
 // (chip_io.hpp), validate(op, chip), the sharding parsers and checked entry
 // points, the planner, HLO modules and their cost. Link roofline::roofline.
@@ -8,6 +8,7 @@
 #pragma once
 
 #include "roofline/core.hpp"
+#include "roofline/sharding.hpp"
 
 #include "roofline/chip_io.hpp"
 #include "roofline/hlo/cost.hpp"

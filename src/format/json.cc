@@ -25,7 +25,7 @@ nlohmann::json to_nlohmann(const Json& j) {
     }
     nlohmann::json operator()(const Json::Object& o) const {
       nlohmann::json out = nlohmann::json::object();
-      for (const Json::Member& m : o) out[m.key] = to_nlohmann(m.value);
+      for (const Json::Member& m : o) out[m.first] = to_nlohmann(m.second);
       return out;
     }
   };
@@ -45,7 +45,7 @@ Json Json::array(Array items) {
 Json Json::object(std::initializer_list<Member> members) {
   Json j;
   j.value_ = Object{};
-  for (const Member& m : members) j[m.key] = m.value;
+  for (const Member& m : members) j[m.first] = m.second;
   return j;
 }
 
@@ -53,9 +53,9 @@ Json& Json::operator[](std::string_view key) {
   if (is_null()) value_ = Object{};
   Object& o = std::get<Object>(value_);
   auto it = std::lower_bound(o.begin(), o.end(), key,
-                             [](const Member& m, std::string_view k) { return m.key < k; });
-  if (it == o.end() || it->key != key) it = o.insert(it, Member{std::string(key), Json()});
-  return it->value;
+                             [](const Member& m, std::string_view k) { return m.first < k; });
+  if (it == o.end() || it->first != key) it = o.insert(it, Member{std::string(key), Json()});
+  return it->second;
 }
 
 void Json::push_back(Json item) {
@@ -67,8 +67,8 @@ const Json* Json::find(std::string_view key) const {
   const Object* o = std::get_if<Object>(&value_);
   if (!o) return nullptr;
   auto it = std::lower_bound(o->begin(), o->end(), key,
-                             [](const Member& m, std::string_view k) { return m.key < k; });
-  return it != o->end() && it->key == key ? &it->value : nullptr;
+                             [](const Member& m, std::string_view k) { return m.first < k; });
+  return it != o->end() && it->first == key ? &it->second : nullptr;
 }
 
 std::string Json::dump() const {

@@ -2,7 +2,7 @@ cmake_minimum_required(VERSION 3.25)
 # cmake -DROOFLINE_SOURCE_DIR=... -P check_core_headers.cmake
 # roofline::core is header-only and abseil-free: none of its headers may
 # include an abseil header, or a roofline header that is not itself core
-# (the generated chip table aside). roofline/core.hpp must include every
+# (the generated chip table aside). roofline/core.hpp or roofline/sharding.hpp must include every
 # public core header.
 include("${ROOFLINE_SOURCE_DIR}/cmake/core_headers.cmake")
 set(problems "")
@@ -22,14 +22,16 @@ foreach(header IN LISTS ROOFLINE_CORE_HEADERS)
   endforeach()
 endforeach()
 
-file(STRINGS "${ROOFLINE_SOURCE_DIR}/include/roofline/core.hpp" umbrella REGEX "^#include")
+file(STRINGS "${ROOFLINE_SOURCE_DIR}/include/roofline/core.hpp" umbrella_core REGEX "^#include")
+file(STRINGS "${ROOFLINE_SOURCE_DIR}/include/roofline/sharding.hpp" umbrella_sharding REGEX "^#include")
+set(umbrella "${umbrella_core};${umbrella_sharding}")
 foreach(header IN LISTS ROOFLINE_CORE_HEADERS)
   string(REGEX REPLACE "^include/" "" name "${header}")
-  if(name MATCHES "^roofline/(.*/)?detail/" OR name STREQUAL "roofline/core.hpp")
+  if(name MATCHES "^roofline/(.*/)?detail/" OR name STREQUAL "roofline/core.hpp" OR name STREQUAL "roofline/sharding.hpp")
     continue()
   endif()
   if(NOT umbrella MATCHES "\"${name}\"")
-    string(APPEND problems "  roofline/core.hpp does not include ${name}\n")
+    string(APPEND problems "  neither roofline/core.hpp nor roofline/sharding.hpp includes ${name}\n")
   endif()
 endforeach()
 
@@ -37,4 +39,4 @@ list(LENGTH ROOFLINE_CORE_HEADERS n)
 if(problems)
   message(FATAL_ERROR "roofline::core headers:\n${problems}")
 endif()
-message(STATUS "${n} core headers: no abseil, no compiled-part header, all in roofline/core.hpp")
+message(STATUS "${n} core headers: no abseil, no compiled-part header, all in roofline/core.hpp or roofline/sharding.hpp")

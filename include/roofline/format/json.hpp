@@ -31,7 +31,11 @@ namespace roofline {
 
 class Json {
  public:
-  struct Member;
+  // A key and its value. A pair of the enclosing type, not a nested struct
+  // defined after the class: a type still incomplete inside the class would
+  // reach std::variant's traits incomplete, which clang refuses (gcc lets
+  // it pass), as nlohmann's map<string, basic_json> avoids too.
+  using Member = std::pair<std::string, Json>;
   using Array = std::vector<Json>;
   using Object = std::vector<Member>;  // sorted by key, keys unique
 
@@ -81,9 +85,5 @@ class Json {
   Value value_ = nullptr;
 };
 
-struct Json::Member {
-  std::string key;
-  Json value;
-};
 
 }  // namespace roofline

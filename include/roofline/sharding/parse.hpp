@@ -2,7 +2,7 @@
 // axis names, sharded matmuls in the scaling book's notation, dim sizes and
 // model configs. Errors name the place: a column, or a file and a JSON path.
 // Part of the compiled roofline::roofline; the models themselves are
-// header-only (roofline/core.hpp).
+// header-only (roofline/sharding.hpp).
 //
 //   absl::StatusOr<roofline::Mesh> mesh = roofline::parse_mesh("X=8,Y=4", roofline::chip("tpu-v5e"));
 //   absl::StatusOr<roofline::MatmulExpression> e = roofline::parse_matmul_expression("x[B_X, D] @ w[D, F_Y]");
