@@ -13,6 +13,7 @@
 #include "roofline/hlo/reader.hpp"
 #include "src/hlo/attributes.hpp"
 #include "src/hlo/backend_config.hpp"
+#include "tests/hlo/hlo_test_support.hpp"
 #include "tests/test_support.hpp"
 
 using roofline::CustomCallKind;
@@ -25,25 +26,9 @@ namespace {
 namespace pb = ::roofline::hlo;
 using Ints = std::vector<std::int64_t>;
 
-HloModule must_read(const std::string& name) {
-  auto m = roofline::read_hlo_file(roofline::testing::test_data("hlo/" + name).string());
-  INFO(name << ": " << m.status().message());
-  REQUIRE(m.ok());
-  return std::move(*m);
-}
-
-HloModule must_parse(const std::string& text) {
-  auto m = roofline::parse_hlo_text(text, "test.hlo");
-  INFO(m.status().message());
-  REQUIRE(m.ok());
-  return std::move(*m);
-}
-
-std::string parse_error(const std::string& text) {
-  auto m = roofline::parse_hlo_text(text, "bad.hlo");
-  REQUIRE_FALSE(m.ok());
-  return std::string(m.status().message());
-}
+using roofline::testing::must_parse;
+using roofline::testing::must_read;
+using roofline::testing::parse_error;
 
 const HloTypedAttributes& typed(const HloModule& m, const char* name) {
   const roofline::HloInstruction* i = m.instruction(name);

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "roofline/hlo/reader.hpp"
+#include "tests/hlo/hlo_test_support.hpp"
 #include "tests/test_support.hpp"
 
 using roofline::HloModule;
@@ -10,26 +11,9 @@ using roofline::HloOpcode;
 
 namespace {
 
-HloModule must_read(const std::string& name) {
-  const std::string path = roofline::testing::test_data("hlo/" + name).string();
-  auto m = roofline::read_hlo_file(path);
-  INFO(path << ": " << m.status().message());
-  REQUIRE(m.ok());
-  return std::move(*m);
-}
-
-HloModule must_parse(const std::string& text) {
-  auto m = roofline::parse_hlo_text(text, "test.hlo");
-  INFO(m.status().message());
-  REQUIRE(m.ok());
-  return std::move(*m);
-}
-
-std::string parse_error(const std::string& text) {
-  auto m = roofline::parse_hlo_text(text, "bad.hlo");
-  REQUIRE_FALSE(m.ok());
-  return std::string(m.status().message());
-}
+using roofline::testing::must_parse;
+using roofline::testing::must_read;
+using roofline::testing::parse_error;
 
 }  // namespace
 
