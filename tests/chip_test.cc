@@ -194,6 +194,13 @@ TEST_CASE("chip: malformed specs are refused with the field named") {
        "broken.json: /hbm_bytes_per_s: expected a positive number"},
       {"zero peak", [](json& j) { j["peak_flops_per_s"]["bf16"] = 0; },
        "/peak_flops_per_s/bf16: expected a positive number"},
+      // A tiny peak or a denormal bandwidth would make every time inf.
+      {"peak of 1e-300", [](json& j) { j["peak_flops_per_s"]["bf16"] = 1e-300; },
+       "broken.json: /peak_flops_per_s/bf16: expected a rate of at least 1 per second"},
+      {"denormal bandwidth", [](json& j) { j["hbm_bytes_per_s"] = 4.9e-324; },
+       "broken.json: /hbm_bytes_per_s: expected a positive number"},
+      {"denormal link bandwidth", [](json& j) { j["interconnect"]["link_bytes_per_s"] = 1e-310; },
+       "broken.json: /interconnect/link_bytes_per_s: expected a positive number"},
       {"unknown dtype", [](json& j) { j["peak_flops_per_s"]["bf17"] = 1e14; },
        "/peak_flops_per_s/bf17: unknown dtype"},
       {"wrong type", [](json& j) { j["hbm_bytes"] = "16 GB"; },
@@ -269,11 +276,26 @@ TEST_CASE("chip: a file that is not JSON names the file and the byte") {
   std::filesystem::remove(path);
 
   // A number too large for a double: refused, not thrown (found by the fuzzer).
+  // The message names the byte where the number starts.
   absl::StatusOr<Chip> huge = roofline::parse_chip(R"({"hbm_bytes": 9e99999999999599959})", "huge.json");
   REQUIRE_FALSE(huge.ok());
-  CHECK_THAT(std::string(huge.status().message()), Catch::Contains("huge.json"));
+  CHECK_THAT(std::string(huge.status().message()), Catch::StartsWith("huge.json: byte 14: invalid JSON: "));
 
   absl::StatusOr<Chip> missing = roofline::load_chip("/nonexistent/chip.json");
   REQUIRE_FALSE(missing.ok());
   CHECK_THAT(std::string(missing.status().message()), Catch::Contains("/nonexistent/chip.json"));
+}
+
+TEST_CASE("chip: a key said twice is refused, with its path") {
+  // nlohmann keeps the last of two equal keys; a strict spec must not.
+  const std::string spec = roofline::chip_to_json(roofline::chip("tpu-v5e"));
+  const std::size_t at = spec.find("\"bf16\"");
+  REQUIRE(at != std::string::npos);
+  const std::string twice = spec.substr(0, at) + "\"bf16\": 1e15, " + spec.substr(at);
+  absl::StatusOr<Chip> c = roofline::parse_chip(twice, "twice.json");
+  REQUIRE_FALSE(c.ok());
+  CHECK(std::string(c.status().message()) ==
+        "twice.json: /peak_flops_per_s/bf16: duplicate key (a spec is strict: say each figure once)");
+  // Equal keys in different objects are fine, and so are arrays of objects.
+  CHECK(roofline::parse_chip(spec, "once.json").ok());
 }

@@ -2,6 +2,9 @@
 // a nonsensical figure is refused with the file and the JSON path, because a
 // silently ignored typo in a spec becomes a silently wrong prediction.
 #include <cmath>
+#include <optional>
+#include <limits>
+#include <vector>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -59,11 +62,28 @@ class Reader {
     return positive_value(**m, path + "/" + key);
   }
 
+  // A positive finite number; a denormal one (below DBL_MIN) is a typo, not
+  // a figure, and would turn every time derived from it into inf.
   absl::StatusOr<double> positive_value(const json& v, const std::string& path) const {
     if (!v.is_number()) return error(path, "expected a positive number");
     double d = v.get<double>();
-    if (!std::isfinite(d) || d <= 0) return error(path, "expected a positive number");
+    if (!std::isfinite(d) || d < std::numeric_limits<double>::min()) return error(path, "expected a positive number");
     return d;
+  }
+
+  // A peak or a bandwidth: per second, and at least 1. Real ones are 1e9 and
+  // up; 1e-300 FLOP/s is a unit slip that would make every predicted time
+  // overflow to inf (printed as null).
+  absl::StatusOr<double> rate_value(const json& v, const std::string& path) const {
+    ROOFLINE_ASSIGN_OR_RETURN(double d, positive_value(v, path));
+    if (d < 1) return error(path, "expected a rate of at least 1 per second");
+    return d;
+  }
+
+  absl::StatusOr<double> rate(const json& j, const std::string& path, const std::string& key) const {
+    auto m = member(j, path, key);
+    if (!m.ok()) return m.status();
+    return rate_value(**m, path + "/" + key);
   }
 
   absl::StatusOr<int> positive_int(const json& j, const std::string& path,
@@ -102,7 +122,7 @@ absl::Status read_interconnect(const Reader& r, const json& j, Interconnect& ic,
   else if (topo == "torus-3d") ic.topology = Topology::kTorus3D;
   else if (topo == "switch") ic.topology = Topology::kSwitch;
   else return r.error(p + "/topology", "expected one of torus-2d, torus-3d, switch");
-  ROOFLINE_ASSIGN_OR_RETURN(ic.link_bytes_per_s, r.positive(j, p, "link_bytes_per_s"));
+  ROOFLINE_ASSIGN_OR_RETURN(ic.link_bytes_per_s, r.rate(j, p, "link_bytes_per_s"));
   ROOFLINE_ASSIGN_OR_RETURN(ic.links_per_chip, r.positive_int(j, p, "links_per_chip"));
   ROOFLINE_ASSIGN_OR_RETURN(ic.hop_latency_s, r.positive(j, p, "hop_latency_s"));
 
@@ -172,7 +192,7 @@ absl::Status read_peaks(const Reader& r, const json& j, Chip& c, std::set<std::s
     auto cls = parse_peak_class(it.key());
     if (!cls)
       return r.error(path, "unknown dtype (expected fp64, fp32, tf32, bf16, fp16, fp8, int8, int4 or fp4)");
-    ROOFLINE_ASSIGN_OR_RETURN(c.peak_flops_per_s[static_cast<int>(*cls)], r.positive_value(it.value(), path));
+    ROOFLINE_ASSIGN_OR_RETURN(c.peak_flops_per_s[static_cast<int>(*cls)], r.rate_value(it.value(), path));
     figures.insert("peak_flops_per_s/" + it.key());
   }
   // fp32 and a 16-bit float rate are what every roofline needs; the rest is
@@ -248,7 +268,7 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
   ROOFLINE_RETURN_IF_ERROR(read_peaks(r, j, c, figures));
 
   ROOFLINE_ASSIGN_OR_RETURN(c.hbm_bytes, r.positive(j, "", "hbm_bytes"));
-  ROOFLINE_ASSIGN_OR_RETURN(c.hbm_bytes_per_s, r.positive(j, "", "hbm_bytes_per_s"));
+  ROOFLINE_ASSIGN_OR_RETURN(c.hbm_bytes_per_s, r.rate(j, "", "hbm_bytes_per_s"));
   figures.insert("hbm_bytes");
   figures.insert("hbm_bytes_per_s");
 
@@ -265,8 +285,8 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
   const json* ic = nullptr;
   ROOFLINE_ASSIGN_OR_RETURN(ic, r.member(j, "", "interconnect"));
   ROOFLINE_RETURN_IF_ERROR(read_interconnect(r, *ic, c.ici, figures));
-  ROOFLINE_ASSIGN_OR_RETURN(c.dcn_bytes_per_s, r.positive(j, "", "dcn_bytes_per_s"));
-  ROOFLINE_ASSIGN_OR_RETURN(c.pcie_bytes_per_s, r.positive(j, "", "pcie_bytes_per_s"));
+  ROOFLINE_ASSIGN_OR_RETURN(c.dcn_bytes_per_s, r.rate(j, "", "dcn_bytes_per_s"));
+  ROOFLINE_ASSIGN_OR_RETURN(c.pcie_bytes_per_s, r.rate(j, "", "pcie_bytes_per_s"));
   ROOFLINE_ASSIGN_OR_RETURN(c.chips_per_host, r.positive_int(j, "", "chips_per_host"));
   ROOFLINE_ASSIGN_OR_RETURN(c.cores_per_chip, r.positive_int(j, "", "cores_per_chip"));
   for (const char* f : {"dcn_bytes_per_s", "pcie_bytes_per_s", "chips_per_host", "cores_per_chip"})
@@ -277,6 +297,66 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
   return c;
 }
 
+// Finds the first repeated key of any object while nlohmann parses: it
+// keeps the last value of a repeated key silently, which would let a spec
+// state a figure twice and use the second.
+struct DuplicateKeys {
+  struct Level {
+    std::string path;             // JSON path of this object or array
+    std::set<std::string> keys = {};  // objects: the keys seen so far
+    std::string key = {};             // objects: the key whose value comes next
+    std::size_t index = 0;        // arrays: the index of the value that comes next
+    bool array = false;
+  };
+  std::vector<Level> stack;
+  std::optional<std::string> found;
+
+  std::string child_path() const {
+    if (stack.empty()) return "";
+    const Level& l = stack.back();
+    return l.path + "/" + (l.array ? std::to_string(l.index) : l.key);
+  }
+  void value_done() {
+    if (!stack.empty() && stack.back().array) ++stack.back().index;
+  }
+
+  json::parser_callback_t callback() {
+    return [this](int, json::parse_event_t event, json& parsed) {
+      switch (event) {
+        case json::parse_event_t::object_start:
+        case json::parse_event_t::array_start:
+          stack.push_back({.path = child_path(), .array = event == json::parse_event_t::array_start});
+          break;
+        case json::parse_event_t::key: {
+          Level& l = stack.back();
+          l.key = parsed.get<std::string>();
+          if (!l.keys.insert(l.key).second && !found) found = l.path + "/" + l.key;
+          break;
+        }
+        case json::parse_event_t::object_end:
+        case json::parse_event_t::array_end:
+          stack.pop_back();
+          value_done();
+          break;
+        case json::parse_event_t::value:
+          value_done();
+          break;
+      }
+      return true;
+    };
+  }
+};
+
+// ": byte N" for the first occurrence of the token a number-overflow
+// message quotes ("number overflow parsing '1e400'"), or "" if not found.
+std::string overflow_place(std::string_view text, std::string_view message) {
+  const std::size_t open = message.find('\'');
+  const std::size_t close = open == std::string_view::npos ? open : message.find('\'', open + 1);
+  if (close == std::string_view::npos) return "";
+  const std::size_t at = text.find(message.substr(open + 1, close - open - 1));
+  return at == std::string_view::npos ? "" : detail::cat(": byte ", at);
+}
+
 }  // namespace
 
 absl::StatusOr<Chip> parse_chip(std::string_view json_text, std::string_view origin) {
@@ -284,11 +364,18 @@ absl::StatusOr<Chip> parse_chip(std::string_view json_text, std::string_view ori
   // nlohmann throws even with allow_exceptions=false on some inputs (a
   // number that overflows a double): catch everything it throws here.
   try {
-    const json j = json::parse(json_text.begin(), json_text.end());
+    DuplicateKeys dup;
+    const json j = json::parse(json_text.begin(), json_text.end(), dup.callback());
+    if (dup.found) return r.error(*dup.found, "duplicate key (a spec is strict: say each figure once)");
     return read_chip(r, j);
   } catch (const json::parse_error& e) {
     return absl::InvalidArgumentError(
         detail::cat(origin, ": byte ", e.byte, ": invalid JSON: ", e.what()));
+  } catch (const json::out_of_range& e) {
+    // A number that overflows a double: nlohmann names the token but not
+    // where it is; the first occurrence of that token is the place.
+    return absl::InvalidArgumentError(detail::cat(origin, overflow_place(json_text, e.what()), ": invalid JSON: ",
+                                                  e.what()));
   } catch (const json::exception& e) {
     return absl::InvalidArgumentError(detail::cat(origin, ": invalid JSON: ", e.what()));
   }
