@@ -19,8 +19,12 @@ The programs:
   dp_transformer   data-parallel training step of a one-block transformer
                    (layer norm, attention, MLP, cross-entropy; gradients
                    all-reduced across the 8 devices)
-  fsdp_mlp         an MLP whose weights are sharded over 8 devices (FSDP):
-                   all-gathers forward, reduce-scatters of the gradients
+  fsdp_mlp         an MLP whose weights are sharded over 8 devices, written
+                   as FSDP is (shard_map): all-gathers of the weights
+                   forward, reduce-scatters of the gradients backward
+  fsdp_mlp_auto    the same sharding left to XLA's partitioner (jit with
+                   shardings): on CPU it picks all-gather, all-to-all and
+                   all-reduce instead
   matmul_2d        a matmul sharded on a 4x2 mesh (iota replica groups)
   scan             lax.scan over 6 layers of matmul + tanh on one device
 
@@ -150,6 +154,29 @@ def dp_transformer(mesh):
 
 
 def fsdp_mlp(mesh):
+    from jax import shard_map
+    shard = NamedSharding(mesh, P("d", None))
+    w1 = jax.device_put(jnp.ones((1024, 1024), jnp.float32) * 0.01, shard)
+    w2 = jax.device_put(jnp.ones((1024, 1024), jnp.float32) * 0.01, shard)
+    x = jax.device_put(jnp.ones((64, 1024), jnp.float32), NamedSharding(mesh, P("d", None)))
+
+    def local_loss(ws, x):  # ws: this device's rows of each weight
+        full = [jax.lax.all_gather(w, "d", tiled=True) for w in ws]
+        h = jax.nn.relu(x @ full[0])
+        return jax.lax.psum((h @ full[1]).sum(), "d")
+
+    def local_step(ws, x):
+        # the transpose of the tiled all-gather is a reduce-scatter
+        g = jax.grad(local_loss)(ws, x)
+        return tuple(w - 1e-3 * gw for w, gw in zip(ws, g))
+
+    spec = (P("d", None), P("d", None))
+    fn = jax.jit(shard_map(local_step, mesh=mesh, in_specs=(spec, P("d", None)),
+                           out_specs=spec, check_vma=False))
+    return fn, ((w1, w2), x)
+
+
+def fsdp_mlp_auto(mesh):
     shard = NamedSharding(mesh, P("d", None))
     w1 = jax.device_put(jnp.ones((1024, 1024), jnp.float32) * 0.01, shard)
     w2 = jax.device_put(jnp.ones((1024, 1024), jnp.float32) * 0.01, shard)
@@ -193,6 +220,7 @@ def main():
     mesh2 = Mesh(devices.reshape(4, 2), ("x", "y"))
     save("dp_transformer", *dp_transformer(mesh))
     save("fsdp_mlp", *fsdp_mlp(mesh))
+    save("fsdp_mlp_auto", *fsdp_mlp_auto(mesh))
     save("matmul_2d", *matmul_2d(mesh2))
     save("scan", *scan())
     write("README.jax_version", f"jax {jax.__version__} jaxlib "
