@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "roofline/detail/cat.hpp"
+#include "roofline/format/terminal.hpp"
 #include "absl/strings/str_join.h"
 #include "src/cli/command.hpp"
 
@@ -126,12 +127,12 @@ absl::StatusOr<std::string> Args::format(const std::vector<std::string>& allowed
 }
 
 int fail(const absl::Status& status) {
-  std::fprintf(stderr, "roofline: %s\n", std::string(status.message()).c_str());
+  std::fprintf(stderr, "roofline: %s\n", for_terminal(std::string_view(status.message().data(), status.message().size())).c_str());
   return absl::IsInvalidArgument(status) || absl::IsNotFound(status) ? 2 : 1;
 }
 
 int fail_usage(const std::string& message) {
-  std::fprintf(stderr, "roofline: %s\n", message.c_str());
+  std::fprintf(stderr, "roofline: %s\n", for_terminal(message).c_str());
   return 2;
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "roofline/chip.hpp"
+#include "roofline/format/terminal.hpp"
 #include "roofline/chip_identity.hpp"
 #include "roofline/match/identify.hpp"
 #include "roofline/detail/cat.hpp"
@@ -93,7 +94,7 @@ void print_text(const Trace& t, const TraceStats& s, std::size_t top) {
       break;
     }
   }
-  for (const std::string& w : t.warnings) std::printf("warning: %s\n", w.c_str());
+  for (const std::string& w : t.warnings) std::printf("warning: %s\n", for_terminal(w).c_str());
 }
 
 int run_stats(const Args& args) {

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "roofline/format/terminal.hpp"
+
 namespace roofline {
 
 std::size_t display_width(const std::string& s) {
@@ -12,9 +14,17 @@ std::size_t display_width(const std::string& s) {
 }
 
 std::string TextTable::render() const {
+  std::vector<std::vector<std::string>> rows;
+  rows.reserve(rows_.size());
+  for (const auto& r : rows_) {
+    std::vector<std::string> safe;
+    safe.reserve(r.size());
+    for (const std::string& cell : r) safe.push_back(for_terminal(cell));
+    rows.push_back(std::move(safe));
+  }
   std::vector<std::size_t> w(columns_.size(), 0);
   for (std::size_t i = 0; i < columns_.size(); ++i) w[i] = display_width(columns_[i].title);
-  for (const auto& r : rows_)
+  for (const auto& r : rows)
     for (std::size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], display_width(r[i]));
   std::string out;
   auto line = [&](const std::vector<std::string>& cells) {
@@ -34,7 +44,7 @@ std::string TextTable::render() const {
   std::vector<std::string> rule;
   for (std::size_t x : w) rule.push_back(std::string(x, '-'));
   line(rule);
-  for (const auto& r : rows_) line(r);
+  for (const auto& r : rows) line(r);
   return out;
 }
 

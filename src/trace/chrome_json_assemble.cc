@@ -1,6 +1,7 @@
 #include "src/trace/chrome_json_assemble.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 
 #include "roofline/chip_identity.hpp"
 #include "roofline/detail/cat.hpp"
+#include "roofline/format/terminal.hpp"
 
 namespace roofline::detail {
 namespace {
@@ -54,6 +56,9 @@ class Assembler {
       t_.warnings.push_back(cat(origin_, ": ", s_.unmatched_end, " 'E' events without a matching 'B'; ignored"));
     if (s_.without_phase > 0)
       t_.warnings.push_back(cat(origin_, ": ", s_.without_phase, " events without 'ph'; ignored"));
+    if (s_.unknown_phase > 0)
+      t_.warnings.push_back(cat(origin_, ": ", s_.unknown_phase, " events with a 'ph' the Trace Event Format does not define (the first: ",
+                                "\"", for_terminal(s_.first_unknown_phase), "\"", "); ignored"));
     std::uint64_t open = 0;
     for (const StagedLine& l : s_.lines) open += l.open.size();
     if (open > 0) t_.warnings.push_back(cat(origin_, ": ", open, " 'B' events never ended; ignored"));
@@ -71,8 +76,18 @@ class Assembler {
         for (StagedEvent& e : l.events) e.start_ps -= shift_ps;
       for (Step& st : t_.host_steps) st.start_ps -= shift_ps;
     }
-    const std::int64_t origin_ns = s_.base_us * 1000 + shift_ps / 1000;
-    if (s_.kineto && s_.base_time_ns) t_.time_origin_ns = *s_.base_time_ns + origin_ns;
+    // The origin only places this trace beside others (ranks of one job); a
+    // value past int64 nanoseconds is a broken file: said, not wrapped.
+    std::int64_t origin_ns = 0;
+    bool in_range = !__builtin_mul_overflow(s_.base_us, std::int64_t{1000}, &origin_ns) &&
+                    !__builtin_add_overflow(origin_ns, shift_ps / 1000, &origin_ns);
+    std::int64_t kineto_ns = 0;
+    if (s_.kineto && s_.base_time_ns)
+      in_range = in_range && !__builtin_add_overflow(*s_.base_time_ns, origin_ns, &kineto_ns);
+    if (!in_range)
+      t_.warnings.push_back(cat(origin_, ": the trace's time origin (baseTimeNanoseconds plus its first timestamp) "
+                                         "is beyond 2^63 ns; not kept"));
+    else if (s_.kineto && s_.base_time_ns) t_.time_origin_ns = kineto_ns;
     else if (s_.base_us != 0) t_.time_origin_ns = origin_ns;
   }
 
@@ -136,10 +151,25 @@ class Assembler {
     };
     if (props.contains("name") && props["name"].is_string()) d.model = props["name"].get<std::string>();
     d.vendor = vendor_of(d.model);
-    d.caps.memory_bytes = get_num("totalGlobalMem");
-    if (auto v = get_num("numSms")) d.caps.core_count = static_cast<int>(*v);
-    if (auto v = get_num("computeMajor")) d.caps.compute_capability_major = static_cast<int>(*v);
-    if (auto v = get_num("computeMinor")) d.caps.compute_capability_minor = static_cast<int>(*v);
+    // Counts and versions are small whole numbers; anything else (1e30, -3,
+    // 8.5) is a broken file, ignored with a warning rather than cast.
+    auto get_count = [&](const char* k) -> std::optional<int> {
+      const std::optional<double> v = get_num(k);
+      if (!v) return std::nullopt;
+      if (*v >= 0 && *v <= 1e6 && *v == std::floor(*v)) return static_cast<int>(*v);
+      t_.warnings.push_back(cat(origin_, ": deviceProperties of device ", s_.ids.text(pid), ": ", k, " = ", *v,
+                                " is not a count; ignored"));
+      return std::nullopt;
+    };
+    const std::optional<double> memory = get_num("totalGlobalMem");
+    if (memory && !(*memory > 0 && std::isfinite(*memory)))
+      t_.warnings.push_back(cat(origin_, ": deviceProperties of device ", s_.ids.text(pid),
+                                ": totalGlobalMem is not a positive number; ignored"));
+    else
+      d.caps.memory_bytes = memory;
+    d.caps.core_count = get_count("numSms");
+    d.caps.compute_capability_major = get_count("computeMajor");
+    d.caps.compute_capability_minor = get_count("computeMinor");
     note_generic_name(pid, d);
   }
 

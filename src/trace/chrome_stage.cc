@@ -8,6 +8,18 @@
 #include "roofline/detail/status_macros.hpp"
 
 namespace roofline::detail {
+namespace {
+
+// Every phase the Trace Event Format defines (duration, complete, instant,
+// counter, async and legacy async, flow, sample, object, metadata, memory
+// dump, mark, clock sync, context). Only X, B, E and M carry what we read;
+// the others are skipped quietly, anything else is counted and named.
+bool known_phase(char ph) {
+  static constexpr std::string_view kPhases = "BEXiICbneSTpFstfPNODMVvRc()";
+  return kPhases.find(ph) != std::string_view::npos;
+}
+
+}  // namespace
 
 absl::Status ChromeStager::event(const EventFields& f, std::uint64_t index) {
   decoder_.set_event_index(index);
@@ -17,7 +29,10 @@ absl::Status ChromeStager::event(const EventFields& f, std::uint64_t index) {
     return absl::OkStatus();
   }
   const char ph = f.ph[0];
-  if (f.ph.size() != 1) return absl::OkStatus();
+  if (f.ph.size() != 1 || !known_phase(ph)) {
+    if (staging_.unknown_phase++ == 0) staging_.first_unknown_phase = std::string(f.ph.substr(0, 16));
+    return absl::OkStatus();
+  }
   if (ph == 'M') return metadata(f);
   if (ph != 'X' && ph != 'B' && ph != 'E') return absl::OkStatus();  // instants, counters, flows
 

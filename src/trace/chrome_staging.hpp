@@ -132,6 +132,10 @@ struct ChromeStaging {
   bool tsl = false;     // processes named "/device:..." or "/host:..."
   std::uint64_t unmatched_end = 0;
   std::uint64_t without_phase = 0;
+  // Events whose 'ph' the Trace Event Format does not define, with the
+  // first such value (a file from a newer or broken producer says so).
+  std::uint64_t unknown_phase = 0;
+  std::string first_unknown_phase;
   // Whole µs subtracted from every timestamp: the first one, when the trace
   // counts from the epoch (older Kineto), else 0.
   std::int64_t base_us = 0;

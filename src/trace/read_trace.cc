@@ -1,5 +1,6 @@
 // Format sniffing, directories, and merging what several files held.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -62,12 +63,28 @@ std::string file_stem(const std::string& path) {
   return name;
 }
 
+// A pipe, FIFO or terminal (`cat t.json | roofline stats /dev/stdin`) can be
+// read once and not sought: it is read whole, within the decompressed-size
+// cap, and parsed from memory.
+absl::StatusOr<Trace> read_stream(const std::string& path, const TraceReadOptions& options) {
+  ROOFLINE_ASSIGN_OR_RETURN(auto file, detail::MappedFile::open(path));
+  if (file.bytes().size() > options.max_decompressed_bytes)
+    return absl::ResourceExhaustedError(cat(path, ": more than ", options.max_decompressed_bytes,
+                                            " bytes on the stream, over the read limit"));
+  return parse_trace_bytes(file.bytes(), path, options);
+}
+
 absl::StatusOr<Trace> read_file(const std::string& path, const TraceReadOptions& options) {
   char head_buf[4096];
   std::size_t head_len = 0;
   {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return absl::NotFoundError(cat(path, ": cannot open: ", std::strerror(errno)));
+    struct stat st{};
+    if (::fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      return read_stream(path, options);
+    }
     ssize_t k;
     do k = ::pread(fd, head_buf, sizeof head_buf, 0);
     while (k < 0 && errno == EINTR);
@@ -140,7 +157,7 @@ bool is_profile_file(const std::string& name) {
   auto ends = [&](std::string_view s) {
     return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
   };
-  return ends(".xplane.pb") || ends(".json") || ends(".json.gz");
+  return ends(".xplane.pb") || ends(".xplane.pb.gz") || ends(".json") || ends(".json.gz");
 }
 
 // Appends `part` to `into`, re-interning its ops and calls.
@@ -187,7 +204,7 @@ absl::StatusOr<Trace> read_directory(const std::string& dir, const TraceReadOpti
     if (is_profile_file(name)) by_folder[it->path().parent_path().string()].push_back(it->path().string());
   }
   if (by_folder.empty())
-    return absl::NotFoundError(cat(dir, ": no profile files (*.xplane.pb, *.json, *.json.gz) under it"));
+    return absl::NotFoundError(cat(dir, ": no profile files (*.xplane.pb, *.xplane.pb.gz, *.json, *.json.gz) under it"));
   std::vector<std::string> warnings;
   // jax writes each capture to plugins/profile/<run>/, <run> a timestamp.
   // Sibling run folders are separate captures: read the newest.

@@ -24,7 +24,8 @@ class TextTable {
   // `indent`: spaces before every line.
   explicit TextTable(std::vector<Column> columns, int indent = 0)
       : columns_(std::move(columns)), indent_(indent) {}
-  // Missing cells are blank; cells beyond the columns are ignored.
+  // Missing cells are blank; cells beyond the columns are ignored. Cells may
+  // hold strings from traces: render() passes each through for_terminal().
   void add_row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
   // Title line, a rule of dashes, then the rows; every line ends in "\n".
   std::string render() const;
