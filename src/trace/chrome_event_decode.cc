@@ -197,6 +197,15 @@ std::optional<std::int64_t> EventDecoder::int_arg(const Scalar& s, std::string_v
   return std::nullopt;
 }
 
+std::optional<std::int64_t> EventDecoder::count_arg(const Scalar& s, std::string_view key) {
+  const std::optional<std::int64_t> v = int_arg(s, key);
+  if (!v || *v >= 0) return v;
+  // A negative FLOP or byte count would turn into a negative MFU or time.
+  warn_once(cat("negative:", key), cat(stream_.origin(), ": traceEvents[", event_index_, "].args.", key,
+                                       ": negative count ", *v, "; ignored here and wherever else it happens"));
+  return std::nullopt;
+}
+
 std::string EventDecoder::str_arg(const Scalar& s, std::string_view key) {
   if (s.kind == Scalar::kString || s.kind == Scalar::kNumber) return std::string(s.text);
   if (s.kind == Scalar::kAbsent || (s.kind == Scalar::kOther && s.text == "null")) return {};
@@ -212,9 +221,9 @@ std::optional<CallInfo> EventDecoder::collective_args(const EventFields& f) {
     return std::nullopt;
   CallInfo c;
   c.collective = str_arg(f.collective, "Collective name");
-  c.in_msg_nelems = int_arg(f.in_msg, "In msg nelems");
-  c.out_msg_nelems = int_arg(f.out_msg, "Out msg nelems");
-  c.group_size = int_arg(f.group_size, "Group size");
+  c.in_msg_nelems = count_arg(f.in_msg, "In msg nelems");
+  c.out_msg_nelems = count_arg(f.out_msg, "Out msg nelems");
+  c.group_size = count_arg(f.group_size, "Group size");
   c.dtype = str_arg(f.dtype, "dtype");
   c.process_group = str_arg(f.pg_name, "Process Group Name");
   return c;
@@ -239,9 +248,9 @@ OpInfo EventDecoder::op_info(const EventFields& f, std::string_view category) {
   }
   op.category = str_arg(f.hlo_category, "hlo_category");
   if (op.category.empty()) op.category = std::string(category);
-  op.flops = int_arg(f.flops, "flops");
-  op.model_flops = int_arg(f.model_flops, "model_flops");
-  op.bytes_accessed = int_arg(f.bytes_accessed, "bytes_accessed");
+  op.flops = count_arg(f.flops, "flops");
+  op.model_flops = count_arg(f.model_flops, "model_flops");
+  op.bytes_accessed = count_arg(f.bytes_accessed, "bytes_accessed");
   op.hlo_text = str_arg(f.long_name, "long_name");
   op.shape_with_layout = str_arg(f.shape_with_layout, "shape_with_layout");
   op.framework_op = str_arg(f.tf_op, "tf_op");

@@ -69,6 +69,8 @@ class EventDecoder {
 
   absl::StatusOr<IdKey> id(const Scalar& s, std::string_view field);
   std::optional<std::int64_t> int_arg(const Scalar& s, std::string_view key);
+  // int_arg for a count: a negative value is warned about and ignored.
+  std::optional<std::int64_t> count_arg(const Scalar& s, std::string_view key);
   std::string str_arg(const Scalar& s, std::string_view key);
   // NCCL/RCCL args of a kernel or its cpu_op; nullopt when there are none.
   std::optional<CallInfo> collective_args(const EventFields& f);

@@ -115,3 +115,17 @@ TEST_CASE("a trace on a pipe (/dev/stdin) is read whole, gzip'd or not", "[trace
   REQUIRE(t->devices.size() == 1);
   CHECK(t->devices[0].events.size() == 1);
 }
+
+TEST_CASE("json: negative FLOP and byte counts are ignored with a warning", "[trace][hostile]") {
+  auto t = parse_chrome_trace(std::string(R"({"traceEvents": [{"ph": "X", "name": "fusion.1", "pid": 1, "tid": 1,)"
+                                          R"( "ts": 1, "dur": 2, "args": {"flops": -5000, "bytes_accessed": -1,)"
+                                          R"( "hlo_op": "fusion.1", "hlo_module": "m"}}]})"),
+                              "neg.json");
+  REQUIRE(t.ok());
+  for (const OpInfo& op : t->ops) {
+    CHECK_FALSE(op.flops.has_value());
+    CHECK_FALSE(op.bytes_accessed.has_value());
+  }
+  CHECK(any_warning(*t, "neg.json: traceEvents[0].args.flops: negative count -5000; ignored"));
+  CHECK(any_warning(*t, "neg.json: traceEvents[0].args.bytes_accessed: negative count -1; ignored"));
+}
