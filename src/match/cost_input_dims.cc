@@ -87,6 +87,17 @@ std::int64_t numel(const Dims& d) {
   return n;
 }
 
+// The product of d[first, last): nullopt when it does not fit in int64 (a
+// hostile shape), so no matmul is costed from a wrapped or saturated size.
+// Products, never quotients: a zero-size dimension (an MoE expert that got
+// no tokens) is an ordinary empty matmul, not a division by zero.
+std::optional<std::int64_t> product(const Dims& d, std::size_t first, std::size_t last) {
+  std::int64_t n = 1;
+  for (std::size_t i = first; i < last; ++i)
+    if (__builtin_mul_overflow(n, d[i], &n)) return std::nullopt;
+  return n;
+}
+
 std::string dims_text(const Dims& d) {
   std::string s = "[";
   for (std::size_t i = 0; i < d.size(); ++i) s += cat(i ? "," : "", d[i]);
@@ -141,8 +152,9 @@ std::optional<CostSource> matmul_op(const std::string& op, const Inputs& in, DTy
     // x[..., K] @ w[N, K]^T
     a = tensor(0), b = tensor(1);
     if (!a || !b || b->size() != 2 || a->empty() || a->back() != (*b)[1]) return std::nullopt;
-    Matmul mm{.m = numel(*a) / a->back(), .k = a->back(), .n = (*b)[0], .dtype = type_at(0),
-              .rhs_dtype = type_at(1)};
+    const std::optional<std::int64_t> m = product(*a, 0, a->size() - 1);
+    if (!m) return std::nullopt;
+    Matmul mm{.m = *m, .k = a->back(), .n = (*b)[0], .dtype = type_at(0), .rhs_dtype = type_at(1)};
     return matmul_cost(mm, kernel, cat(op, " ", dims_text(*a), " x ", dims_text(*b), "^T"));
   } else {
     return std::nullopt;
@@ -153,11 +165,15 @@ std::optional<CostSource> matmul_op(const std::string& op, const Inputs& in, DTy
   Matmul mm{.m = (*a)[a->size() - 2], .k = k, .n = b->back(), .dtype = type_at(ai),
             .rhs_dtype = type_at(ai + 1)};
   if (b->size() == 2) {
-    mm.m = numel(*a) / k;  // x[..., K] @ w[K, N]: leading dims fold into M
+    // x[..., K] @ w[K, N]: leading dims fold into M
+    const std::optional<std::int64_t> m = product(*a, 0, a->size() - 1);
+    if (!m) return std::nullopt;
+    mm.m = *m;
   } else {
-    const std::int64_t batch_a = numel(*a) / (mm.m * k), batch_b = numel(*b) / (k * mm.n);
-    if (batch_a != batch_b) return std::nullopt;
-    mm.batch = batch_a;
+    const std::optional<std::int64_t> batch_a = product(*a, 0, a->size() - 2);
+    const std::optional<std::int64_t> batch_b = product(*b, 0, b->size() - 2);
+    if (!batch_a || !batch_b || *batch_a != *batch_b) return std::nullopt;
+    mm.batch = *batch_a;
   }
   if (op == "aten::_scaled_mm") mm.out_dtype = DType::kBF16;
   return matmul_cost(mm, kernel, cat(op, " ", dims_text(*a), " @ ", dims_text(*b)));

@@ -179,3 +179,25 @@ TEST_CASE("cost source: a while loop without a trip count says its body is count
   CHECK(c.source == MatchSource::kHloModule);
   CHECK_THAT(c.note, Catch::Contains("while loop without known_trip_count: body counted once"));
 }
+
+TEST_CASE("cost source: zero-size matmuls are empty matmuls, hostile sizes are not costed") {
+  // An MoE expert that received no tokens: ordinary, and once a SIGFPE.
+  for (const auto& [op, dims] : std::vector<std::pair<std::string, std::string>>{
+           {"aten::mm", "[[64,0],[0,256]]"},
+           {"aten::bmm", "[[2,0,5],[2,5,3]]"},
+           {"aten::bmm", "[[2,4,0],[2,0,3]]"},
+           {"aten::linear", "[[4,16,0],[2816,0]]"}}) {
+    INFO(op << " " << dims);
+    const CostSource c = roofline::cost_from_input_dims(aten(op, dims, R"(["float","float"])"), "k");
+    REQUIRE(c.model.has_value());
+    const auto& mm = std::get<roofline::MatmulModel>(*c.model);
+    CHECK(mm.matmul.flops() == 0);
+  }
+  // M folded from leading dims: 2 x 0 x 5 with K = 5 is M = 0 (bmm batch 2).
+  const CostSource bmm = roofline::cost_from_input_dims(aten("aten::bmm", "[[2,0,5],[2,5,3]]", "[]"), "k");
+  CHECK(std::get<roofline::MatmulModel>(*bmm.model).matmul.batch == 2);
+  // Leading dims whose product passes 2^63 are not costed (they used to wrap).
+  const CostSource huge = roofline::cost_from_input_dims(
+      aten("aten::linear", "[[1099511627776,1099511627776,16],[8,16]]", "[]"), "k");
+  CHECK_FALSE(huge.model.has_value());
+}
