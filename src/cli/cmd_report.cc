@@ -12,6 +12,7 @@
 #include "roofline/report/render.hpp"
 #include "roofline/trace/read.hpp"
 #include "src/cli/command.hpp"
+#include "src/cli/read_limits.hpp"
 
 namespace roofline::cli {
 namespace {
@@ -82,7 +83,9 @@ int run(const Args& args) {
     modules = *std::move(m);
     options.hlo_modules = &modules;
   }
-  auto trace = read_trace(args.positional()[0]);
+  auto read_options = trace_read_options(args);
+  if (!read_options.ok()) return fail(read_options.status());
+  auto trace = read_trace(args.positional()[0], *read_options);
   if (!trace.ok()) return fail(trace.status());
   auto report = make_report(*trace, options);
   if (!report.ok())
@@ -105,13 +108,13 @@ ROOFLINE_CLI_COMMAND({
     .usage = "roofline report TRACE [--hlo FILE[,FILE]] [--chip NAME|PATH] [--target-chip NAME|PATH] "
              "[--device N] [--top N] [--format text|md|json|csv|html] [-o FILE]",
     .summary = "Expected vs observed: every op of a measured trace against its roofline, with MFU.",
-    .options = {{"hlo", "FILE[,FILE]", "HLO text or HloProto modules to cost the trace's ops from"},
+    .options = with_read_limits({{"hlo", "FILE[,FILE]", "HLO text or HloProto modules to cost the trace's ops from"},
                 {"chip", "NAME|PATH", "predict on this chip (default: detected from the trace)"},
                 {"target-chip", "NAME|PATH", "what-if: also predict every op on this chip"},
                 {"device", "N", "only device N (default: all devices, times summed)"},
                 {"top", "N", "rows in the ranked lists of text and md output (default 15)"},
                 {"format", "text|md|json|csv|html", "output format (default text)"},
-                {"output", "FILE", "write to FILE instead of stdout", "o"}},
+                {"output", "FILE", "write to FILE instead of stdout", "o"}}),
     .run = run,
 });
 

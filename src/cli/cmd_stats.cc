@@ -15,6 +15,7 @@
 #include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
 #include "src/cli/command.hpp"
+#include "src/cli/read_limits.hpp"
 
 namespace roofline::cli {
 namespace {
@@ -111,7 +112,9 @@ int run_stats(const Args& args) {
   if (!top.ok()) return fail(top.status());
   if (*top < -1 || (args.has("top") && *top < 0)) return fail_usage("--top: expected a count >= 0");
 
-  auto trace = read_trace(args.positional()[0]);
+  auto read_options = trace_read_options(args);
+  if (!read_options.ok()) return fail(read_options.status());
+  auto trace = read_trace(args.positional()[0], *read_options);
   if (!trace.ok()) return fail(trace.status());
   const TraceStats s = compute_op_stats(*trace, options);
   if (options.device_id && s.devices.empty())
@@ -136,9 +139,9 @@ ROOFLINE_CLI_COMMAND({
     .name = "stats",
     .usage = "roofline stats TRACE [--device N] [--top N] [--format text|json|csv]",
     .summary = "Op statistics of a measured trace (.xplane.pb, trace JSON, PyTorch trace, or a profile directory).",
-    .options = {{"device", "N", "only devices with this id (TPU:N, GPU N)"},
-                {"top", "N", "ops listed (default 20 in text, all in json/csv)"},
-                {"format", "text|json|csv", "output format (default text)"}},
+    .options = with_read_limits({{"device", "N", "only devices with this id (TPU:N, GPU N)"},
+                                 {"top", "N", "ops listed (default 20 in text, all in json/csv)"},
+                                 {"format", "text|json|csv", "output format (default text)"}}),
     .run = run_stats,
 });
 

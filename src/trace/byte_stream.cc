@@ -56,8 +56,8 @@ namespace {
 
 class GzipStream final : public ByteStream {
  public:
-  GzipStream(std::unique_ptr<ByteStream> in, std::string origin, std::uint64_t max_out)
-      : in_(std::move(in)), origin_(std::move(origin)), max_out_(max_out), inbuf_(1 << 18) {
+  GzipStream(std::unique_ptr<ByteStream> in, std::string origin, std::uint64_t max_out, std::string_view raise_with)
+      : in_(std::move(in)), origin_(std::move(origin)), max_out_(max_out), raise_with_(raise_with), inbuf_(1 << 18) {
     std::memset(&z_, 0, sizeof z_);
     // 16 + MAX_WBITS: gzip wrapper only.
     ok_ = inflateInit2(&z_, 16 + MAX_WBITS) == Z_OK;
@@ -104,7 +104,8 @@ class GzipStream final : public ByteStream {
     out_ += got;
     if (out_ > max_out_)
       return absl::ResourceExhaustedError(cat(origin_, ": decompresses to more than ", max_out_,
-                                              " bytes; refusing (gzip bomb?)"));
+                                              " bytes, over the limit; refusing (a gzip bomb? raise it with ",
+                                              raise_with_, ")"));
     return got;
   }
   std::uint64_t raw_bytes_read() const override { return in_->raw_bytes_read(); }
@@ -113,6 +114,7 @@ class GzipStream final : public ByteStream {
   std::unique_ptr<ByteStream> in_;
   std::string origin_;
   std::uint64_t max_out_;
+  std::string_view raise_with_;
   std::vector<Bytef> inbuf_;
   z_stream z_;
   bool ok_ = false;
@@ -205,8 +207,9 @@ class PrefetchStream final : public ByteStream {
 }  // namespace
 
 std::unique_ptr<ByteStream> make_gzip_stream(std::unique_ptr<ByteStream> compressed,
-                                             std::string origin, std::uint64_t max_output_bytes) {
-  return std::make_unique<GzipStream>(std::move(compressed), std::move(origin), max_output_bytes);
+                                             std::string origin, std::uint64_t max_output_bytes,
+                                             std::string_view raise_with) {
+  return std::make_unique<GzipStream>(std::move(compressed), std::move(origin), max_output_bytes, raise_with);
 }
 
 std::unique_ptr<ByteStream> make_prefetch_stream(std::unique_ptr<ByteStream> inner) {
@@ -214,16 +217,30 @@ std::unique_ptr<ByteStream> make_prefetch_stream(std::unique_ptr<ByteStream> inn
 }
 
 absl::StatusOr<std::string> gunzip(std::string_view bytes, std::string_view origin,
-                                   std::uint64_t max_output_bytes) {
-  auto s = make_gzip_stream(std::make_unique<MemoryStream>(bytes), std::string(origin),
-                            max_output_bytes);
+                                   std::uint64_t max_output_bytes, std::string_view raise_with) {
+  auto s = make_gzip_stream(std::make_unique<MemoryStream>(bytes), std::string(origin), max_output_bytes,
+                            raise_with);
+  // The buffer doubles up to one byte past the limit and never beyond, with
+  // exact allocations (a fresh string reserves what it is asked), so memory
+  // at the limit is at most 1.5x the limit, whatever the bomb.
+  const std::uint64_t most = max_output_bytes + 1;
   std::string out;
-  std::size_t cap = std::min<std::size_t>(std::max<std::size_t>(bytes.size() * 4, 4096),
-                                          std::size_t{64} << 20);
+  std::size_t capacity = static_cast<std::size_t>(
+      std::min<std::uint64_t>(std::max<std::size_t>(bytes.size() * 4, 4096), most));
+  out.reserve(capacity);
   for (;;) {
+    if (out.size() == out.capacity()) {
+      const auto grown = static_cast<std::size_t>(std::min<std::uint64_t>(2 * std::uint64_t{out.capacity()}, most));
+      if (grown <= out.capacity()) break;  // at the limit: the stream has said so already
+      std::string bigger;
+      bigger.reserve(grown);
+      bigger.append(out);
+      out.swap(bigger);
+    }
     const std::size_t have = out.size();
-    out.resize(have + cap);
-    auto k = s->read(out.data() + have, cap);
+    const std::size_t room = out.capacity() - have;
+    out.resize(out.capacity());
+    auto k = s->read(out.data() + have, room);
     if (!k.ok()) return k.status();
     out.resize(have + *k);
     if (*k == 0) break;

@@ -51,10 +51,17 @@ class FileStream final : public ByteStream {
   std::uint64_t pos_ = 0;
 };
 
+// The options that raise the two gzip limits (TraceReadOptions, CLI flags).
+inline constexpr std::string_view kRaiseDecompressed =
+    "--max-decompressed-bytes, TraceReadOptions::max_decompressed_bytes";
+inline constexpr std::string_view kRaiseInflated = "--max-inflated-bytes, TraceReadOptions::max_inflated_bytes";
+
 // gzip (RFC 1952, concatenated members allowed) over another stream. Fails
 // once more than `max_output_bytes` came out.
+// The error names `raise_with`, the option that raises the limit.
 std::unique_ptr<ByteStream> make_gzip_stream(std::unique_ptr<ByteStream> compressed,
-                                             std::string origin, std::uint64_t max_output_bytes);
+                                             std::string origin, std::uint64_t max_output_bytes,
+                                             std::string_view raise_with = kRaiseDecompressed);
 
 // Runs `inner` on a background thread a few chunks ahead of the reader, so
 // inflating and tokenizing overlap on two cores.
@@ -64,7 +71,8 @@ bool is_gzip(std::string_view head);
 
 // The whole of a gzip'd buffer, bounded; errors name `origin`.
 absl::StatusOr<std::string> gunzip(std::string_view bytes, std::string_view origin,
-                                   std::uint64_t max_output_bytes);
+                                   std::uint64_t max_output_bytes,
+                                   std::string_view raise_with = kRaiseInflated);
 
 // A read-only map of a whole file (read into memory when it cannot be mapped).
 class MappedFile {

@@ -35,6 +35,7 @@ absl::StatusOr<Trace> read_chrome_json(ByteStream& in, const std::string& origin
   JsonStream stream(in, origin, decompressed, options.max_json_event_bytes);
   TraceBuilder builder(origin);
   ChromeStaging staging;
+  staging.max_events = options.max_events;
   EventDecoder decoder(stream, staging, builder.trace().warnings);
   ChromeStager stager(origin, decoder, staging, builder);
   ROOFLINE_RETURN_IF_ERROR(read_chrome_document(stream, stager));

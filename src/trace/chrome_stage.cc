@@ -39,6 +39,10 @@ absl::Status ChromeStager::event(const EventFields& f, std::uint64_t index) {
   TimedEvent t;
   ROOFLINE_ASSIGN_OR_RETURN(bool activity, decoder_.timed(f, ph, t));
   if (!activity) return absl::OkStatus();
+  if (ph != 'E' && ++staging_.kept_events > staging_.max_events)
+    return absl::ResourceExhaustedError(cat(origin_, ": traceEvents[", index, "]: more than ", staging_.max_events,
+                                            " timed events; the limit bounds memory (raise it with --max-events, "
+                                            "TraceReadOptions::max_events)"));
   if (is_kineto_cat(t.category)) staging_.kineto = true;
   if (ph == 'E') {
     end(t);

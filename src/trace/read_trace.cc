@@ -118,7 +118,7 @@ absl::StatusOr<Trace> read_file(const std::string& path, const TraceReadOptions&
       trace = detail::read_chrome_json(*in, path, /*decompressed=*/true, options);
     } else if (s == Sniffed::kXSpace) {
       ROOFLINE_ASSIGN_OR_RETURN(auto file, detail::MappedFile::open(path));
-      ROOFLINE_ASSIGN_OR_RETURN(std::string bytes, detail::gunzip(file.bytes(), path, options.max_decompressed_bytes));
+      ROOFLINE_ASSIGN_OR_RETURN(std::string bytes, detail::gunzip(file.bytes(), path, options.max_inflated_bytes));
       trace = detail::decode_xplane(bytes, path, options, nullptr);
     } else {
       return not_a_trace(cat(path, " (gzip'd)"), inner_head);
@@ -287,7 +287,7 @@ absl::StatusOr<Trace> parse_chrome_trace(std::string_view json, std::string_view
 absl::StatusOr<Trace> parse_trace_bytes(std::string_view bytes, std::string_view origin,
                                         const TraceReadOptions& options) {
   if (detail::is_gzip(bytes)) {
-    ROOFLINE_ASSIGN_OR_RETURN(std::string plain, detail::gunzip(bytes, origin, options.max_decompressed_bytes));
+    ROOFLINE_ASSIGN_OR_RETURN(std::string plain, detail::gunzip(bytes, origin, options.max_inflated_bytes));
     const Sniffed s = sniff_plain(std::string_view(plain).substr(0, 4096));
     if (s == Sniffed::kJson) {
       detail::MemoryStream in(plain);

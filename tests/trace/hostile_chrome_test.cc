@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
+#include <zlib.h>
 
 #include <string>
 #include <thread>
@@ -18,6 +19,20 @@ const char* kOneKernel =
 
 std::string kineto(const std::string& props, const std::string& extra = "") {
   return R"({"deviceProperties": [)" + props + "]" + extra + R"(, "traceEvents": [)" + kOneKernel + "]}";
+}
+
+std::string gzip_for_test(const std::string& raw) {
+  z_stream z{};
+  REQUIRE(deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  std::string out(deflateBound(&z, raw.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
+  z.avail_in = static_cast<uInt>(raw.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
 }
 
 bool any_warning(const Trace& t, const std::string& part) {
@@ -128,4 +143,34 @@ TEST_CASE("json: negative FLOP and byte counts are ignored with a warning", "[tr
   }
   CHECK(any_warning(*t, "neg.json: traceEvents[0].args.flops: negative count -5000; ignored"));
   CHECK(any_warning(*t, "neg.json: traceEvents[0].args.bytes_accessed: negative count -1; ignored"));
+}
+
+TEST_CASE("read limits: events kept and gunzipped bytes end in one located error naming the option",
+          "[trace][hostile][limits]") {
+  std::string json = R"({"traceEvents": [)";
+  for (int i = 0; i < 4; ++i) json += std::string(i ? "," : "") + kOneKernel;
+  json += "]}";
+  TraceReadOptions few;
+  few.max_events = 3;
+  auto t = parse_chrome_trace(json, "many.json", few);
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK(std::string(t.status().message()) ==
+        "many.json: traceEvents[3]: more than 3 timed events; the limit bounds memory (raise it with "
+        "--max-events, TraceReadOptions::max_events)");
+  few.max_events = 4;
+  CHECK(parse_chrome_trace(json, "many.json", few).ok());
+
+  // A gzip'd XSpace is inflated in memory: bounded by max_inflated_bytes.
+  std::string zeros(1 << 20, '\0');
+  zeros[0] = '\x0a';  // an XSpace's first field
+  const std::string gz = gzip_for_test(zeros);
+  TraceReadOptions small;
+  small.max_inflated_bytes = 1 << 16;
+  auto bomb = parse_trace_bytes(gz, "bomb.xplane.pb.gz", small);
+  REQUIRE_FALSE(bomb.ok());
+  CHECK(bomb.status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK_THAT(std::string(bomb.status().message()),
+             Catch::StartsWith("bomb.xplane.pb.gz: decompresses to more than 65536 bytes, over the limit") &&
+                 Catch::Contains("--max-inflated-bytes"));
 }

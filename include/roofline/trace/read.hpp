@@ -24,10 +24,20 @@
 
 namespace roofline {
 
+// Limits on what a file may make us hold. A hostile or broken file (a gzip
+// bomb, 40 M copies of one event) meets one of them and the read fails with
+// a located error naming the limit, never an abort; a real file past one
+// raises it (the CLI's --max-decompressed-bytes, --max-inflated-bytes,
+// --max-events). The defaults keep a read under about 1 GB of memory.
 struct TraceReadOptions {
-  // Upper bound on gunzipped bytes (whole files and gzip'd XStat strings);
-  // beyond it the read fails instead of exhausting memory on a gzip bomb.
-  std::uint64_t max_decompressed_bytes = std::uint64_t{1} << 40;
+  // Gunzipped bytes streamed through the JSON tokenizer: costs time, not
+  // memory (about 4 s per GiB here).
+  std::uint64_t max_decompressed_bytes = std::uint64_t{64} << 30;
+  // Gunzipped bytes held in memory at once: a gzip'd XSpace (decoded from
+  // memory) and the gzip'd XStat strings of one file, in total.
+  std::uint64_t max_inflated_bytes = std::uint64_t{512} << 20;
+  // Timed events kept (about 130 bytes each while reading).
+  std::uint64_t max_events = 5'000'000;
   // Largest single JSON trace event (args included) the tokenizer buffers.
   std::uint64_t max_json_event_bytes = std::uint64_t{256} << 20;
   // Inflate .gz input on a second thread while the first tokenizes.
