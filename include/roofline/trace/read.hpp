@@ -36,7 +36,7 @@ struct TraceReadOptions {
   // Gunzipped bytes held in memory at once: a gzip'd XSpace (decoded from
   // memory) and the gzip'd XStat strings of one file, in total.
   std::uint64_t max_inflated_bytes = std::uint64_t{512} << 20;
-  // Timed events kept (about 130 bytes each while reading).
+  // Timed events kept (about 70 bytes each while reading JSON; measured).
   std::uint64_t max_events = 5'000'000;
   // Largest single JSON trace event (args included) the tokenizer buffers.
   std::uint64_t max_json_event_bytes = std::uint64_t{256} << 20;
