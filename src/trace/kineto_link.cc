@@ -2,24 +2,42 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 namespace roofline::detail {
 namespace {
 
-// Orders each thread's cpu_ops by start, longest first, and links each to the
-// innermost one enclosing it, so that a launch finds its op by one binary
-// search and a walk up the enclosing ops.
-void index_cpu_ops(std::vector<StagedLine>& lines) {
+// The order of a thread's cpu_ops: by start, longest first. Spans that are
+// identical (a parent and the child it calls, within the clock's resolution)
+// are ordered by what they are, never by where they sit in the file, so the
+// same events in any order give the same launcher: the smaller External id
+// is the outer op (PyTorch numbers ops as it creates them, parent first; 0,
+// none recorded, goes inside), then the op's name, Input Dims and types.
+bool outer_first(const CpuOpSpan& a, const CpuOpSpan& b, const Trace& t) {
+  if (a.start_ps != b.start_ps) return a.start_ps < b.start_ps;
+  if (a.end_ps != b.end_ps) return a.end_ps > b.end_ps;
+  const std::uint64_t ea = a.external_id == 0 ? ~std::uint64_t{0} : a.external_id;
+  const std::uint64_t eb = b.external_id == 0 ? ~std::uint64_t{0} : b.external_id;
+  if (ea != eb) return ea < eb;
+  if (a.call == b.call || a.call == kNoCall || b.call == kNoCall) return a.call < b.call;
+  const CallInfo& ca = t.calls[a.call];
+  const CallInfo& cb = t.calls[b.call];
+  return std::tie(ca.launcher, ca.input_dims, ca.input_types) < std::tie(cb.launcher, cb.input_dims, cb.input_types);
+}
+
+// Orders each thread's cpu_ops (outer_first) and links each to the innermost
+// one enclosing it, so that a launch finds its op by one binary search and a
+// walk up the enclosing ops.
+void index_cpu_ops(std::vector<StagedLine>& lines, const Trace& t) {
   for (StagedLine& l : lines) {
     std::vector<CpuOpSpan>& v = l.cpu_ops;
     std::vector<std::uint32_t>& order = l.cpu_ops_by_start;
     order.resize(v.size());
     for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return v[a].start_ps != v[b].start_ps ? v[a].start_ps < v[b].start_ps : v[a].end_ps > v[b].end_ps;
-    });
+    std::sort(order.begin(), order.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return outer_first(v[a], v[b], t); });
     std::vector<std::uint32_t> stack;
     for (std::uint32_t i : order) {
       while (!stack.empty() && v[stack.back()].end_ps < v[i].end_ps) stack.pop_back();
@@ -95,7 +113,7 @@ CallInfo merged_call(const Trace& t, std::uint32_t launched, std::uint32_t own_c
 }  // namespace
 
 void link_kineto_launches(ChromeStaging& staging, TraceBuilder& builder) {
-  index_cpu_ops(staging.lines);
+  index_cpu_ops(staging.lines, builder.trace());
   const Linker linker(staging.lines, staging.launches);
   absl::flat_hash_map<std::uint64_t, std::uint32_t> merged_calls;
   for (StagedLine& l : staging.lines) {

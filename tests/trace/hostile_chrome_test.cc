@@ -3,14 +3,15 @@
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
-#include <zlib.h>
 
 #include <string>
 #include <thread>
 
 #include "roofline/trace/read.hpp"
+#include "tests/zlib_support.hpp"
 
 using namespace roofline;
+using roofline::testing::gzip_for_test;
 
 namespace {
 
@@ -19,20 +20,6 @@ const char* kOneKernel =
 
 std::string kineto(const std::string& props, const std::string& extra = "") {
   return R"({"deviceProperties": [)" + props + "]" + extra + R"(, "traceEvents": [)" + kOneKernel + "]}";
-}
-
-std::string gzip_for_test(const std::string& raw) {
-  z_stream z{};
-  REQUIRE(deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK);
-  std::string out(deflateBound(&z, raw.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
-  z.avail_in = static_cast<uInt>(raw.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
 }
 
 bool any_warning(const Trace& t, const std::string& part) {
