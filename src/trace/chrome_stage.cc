@@ -125,8 +125,8 @@ void ChromeStager::stage_cpu_op(const EventFields& f, const TimedEvent& t, std::
     staging_.launches.cpu_op_by_external[e.external_id] = {line, static_cast<std::uint32_t>(spans.size())};
   spans.push_back({.start_ps = t.start_ps,
                    .end_ps = t.start_ps + t.duration_ps,
-                   .call = builder_.intern_call(std::move(c)),
-                   .external_id = e.external_id});
+                   .external_id = e.external_id,
+                   .call = builder_.intern_call(std::move(c))});
 }
 
 std::uint32_t ChromeStager::op_for(const EventFields& f, std::string_view category) {

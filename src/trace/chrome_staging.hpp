@@ -88,8 +88,8 @@ struct OpenBegin {
 struct CpuOpSpan {
   std::int64_t start_ps = 0;
   std::int64_t end_ps = 0;
-  std::uint32_t call = kNoCall;
   std::uint64_t external_id = 0;  // 0: none recorded
+  std::uint32_t call = kNoCall;
   std::int32_t parent = -1;  // index of the innermost span enclosing this one, once indexed
 };
 
