@@ -21,6 +21,13 @@ inline std::string format_si(double value, const char* unit, int significant = 3
       {1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"},
       {1, ""},     {1e-3, "m"}, {1e-6, "u"}, {1e-9, "n"}, {1e-12, "p"}};
   const double mag = std::fabs(value);
+  char buf[64];
+  if (mag >= 999.5e18) {
+    // Past the largest prefix a fixed-point figure would run to dozens of
+    // digits (and overflow the buffer): "2.00e+27 FLOP".
+    std::snprintf(buf, sizeof buf, "%.*e %s", significant > 1 ? significant - 1 : 0, value, unit);
+    return buf;
+  }
   double scale = 1e-12;
   const char* prefix = "p";
   for (const auto& p : kPrefixes)
@@ -32,7 +39,6 @@ inline std::string format_si(double value, const char* unit, int significant = 3
   const double scaled = value / scale;
   const int int_digits = std::fabs(scaled) >= 100 ? 3 : std::fabs(scaled) >= 10 ? 2 : 1;
   const int decimals = significant > int_digits ? significant - int_digits : 0;
-  char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f %s%s", decimals, scaled, prefix, unit);
   return buf;
 }
