@@ -170,14 +170,17 @@ class Report:
     def __init__(self):
         self.rows = []  # (file, device, op, field, ours, xprof, verdict, reason)
         self.agreed = {}  # field -> count of agreeing comparisons
+        self.worst = {}  # field -> largest relative difference among them
         self.failures = 0
 
     def compare(self, file, device, op, field, ours, theirs, shared, reason=""):
         if ours is None and theirs in (None, 0, 0.0):
-            self.agreed[field] = self.agreed.get(field, 0) + 1
+            key = f"{field} (none in ours, 0 in XProf)"
+            self.agreed[key] = self.agreed.get(key, 0) + 1
             return
         if ours is not None and theirs is not None and rel(float(ours), float(theirs)) <= TOLERANCE:
             self.agreed[field] = self.agreed.get(field, 0) + 1
+            self.worst[field] = max(self.worst.get(field, 0.0), rel(float(ours), float(theirs)))
             return
         if shared:
             self.failures += 1
@@ -197,8 +200,8 @@ class Report:
                 return f"{v:.6g}"
             return str(v)
 
-        print("agreeing comparisons (within 0.1%): " +
-              ", ".join(f"{k} {v}" for k, v in sorted(self.agreed.items())))
+        print("agreeing comparisons (within 0.1%; largest relative difference): " +
+              ", ".join(f"{k} {v} ({self.worst.get(k, 0.0):.1e})" for k, v in sorted(self.agreed.items())))
         if not self.rows:
             print("no differences")
             return
