@@ -303,18 +303,42 @@ void collect_steps(Device& d, const Trace& t) {
 }
 
 // jax on CPU has no device plane: XLA's CPU thunks run on host threads and
-// carry hlo_module / hlo_op. They become the ops of an "XLA:CPU" device.
-void synthesize_cpu_device(Trace& t) {
+// carry hlo_module / hlo_op. They become the ops of XLA:CPU devices: one per
+// device_ordinal the thunks carry ("XLA:CPU:3", id 3; jax's
+// --xla_force_host_platform_device_count makes several). A host whose thunks
+// name one ordinal, or none, has one device "XLA:CPU" (id: the ordinal).
+using Ordinals = absl::flat_hash_map<std::size_t, std::vector<std::pair<std::uint32_t, std::int32_t>>>;
+
+void synthesize_cpu_devices(Trace& t, const Ordinals& ordinals) {
   if (!t.devices.empty()) return;
-  for (const Device& h : t.hosts) {
-    Device cpu;
-    cpu.host = h.host;
-    cpu.name = "XLA:CPU";
-    cpu.model = "XLA:CPU";
-    cpu.kind = DeviceKind::kCpu;
-    std::vector<std::int64_t> line_map(h.lines.size(), -1);
-    for (const Event& e : h.events) {
+  static const std::vector<std::pair<std::uint32_t, std::int32_t>> kNone;
+  for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
+    const Device& h = t.hosts[hi];
+    auto found = ordinals.find(hi);
+    const auto& ords = found == ordinals.end() ? kNone : found->second;
+    std::size_t next = 0;  // into ords, which is in event order
+    std::vector<std::int32_t> keys;  // ordinal of each device made (-1: none)
+    std::vector<Device> cpus;
+    std::vector<std::vector<std::int64_t>> line_maps;
+    for (std::size_t ei = 0; ei < h.events.size(); ++ei) {
+      while (next < ords.size() && ords[next].first < ei) ++next;
+      const Event& e = h.events[ei];
       if (t.ops[e.op].module.empty()) continue;
+      const std::int32_t ordinal = next < ords.size() && ords[next].first == ei ? ords[next].second : -1;
+      std::size_t di = std::find(keys.begin(), keys.end(), ordinal) - keys.begin();
+      if (di == keys.size()) {
+        keys.push_back(ordinal);
+        Device cpu;
+        cpu.host = h.host;
+        cpu.name = ordinal < 0 ? std::string("XLA:CPU") : cat("XLA:CPU:", ordinal);
+        cpu.id = ordinal < 0 ? 0 : ordinal;
+        cpu.model = "XLA:CPU";
+        cpu.kind = DeviceKind::kCpu;
+        cpus.push_back(std::move(cpu));
+        line_maps.emplace_back(h.lines.size(), -1);
+      }
+      Device& cpu = cpus[di];
+      std::vector<std::int64_t>& line_map = line_maps[di];
       if (line_map[e.line] < 0) {
         line_map[e.line] = static_cast<std::int64_t>(cpu.lines.size());
         Line l = h.lines[e.line];
@@ -325,14 +349,17 @@ void synthesize_cpu_device(Trace& t) {
       copy.line = static_cast<std::uint32_t>(line_map[e.line]);
       cpu.events.push_back(copy);
     }
-    if (!cpu.events.empty()) t.devices.push_back(std::move(cpu));
+    // One virtual device keeps the plain name (and the name the JSON
+    // export's device gets); several are told apart by their ordinal.
+    if (cpus.size() == 1) cpus.front().name = "XLA:CPU";
+    for (Device& cpu : cpus) t.devices.push_back(std::move(cpu));
   }
 }
 
 }  // namespace
 
 absl::Status TraceBuilder::finish() {
-  synthesize_cpu_device(trace_);
+  synthesize_cpu_devices(trace_, device_ordinals_);
   for (Device& d : trace_.devices) {
     nest(d);
     attribute_modules(d, *this);

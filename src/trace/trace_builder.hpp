@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -53,11 +54,19 @@ class TraceBuilder {
   std::uint32_t intern_op(OpInfo op);
   std::uint32_t intern_call(CallInfo call);
 
+  // The XLA:CPU virtual device (device_ordinal) of events of host `host`
+  // (index into Trace::hosts), as (event index, ordinal) in event order: its
+  // XLA thunks become one device per ordinal instead of one "XLA:CPU".
+  void set_device_ordinals(std::size_t host, std::vector<std::pair<std::uint32_t, std::int32_t>> ordinals) {
+    device_ordinals_[host] = std::move(ordinals);
+  }
+
   // Sorting, self time, modules for ops that lack them, steps. Call once.
   absl::Status finish();
 
  private:
   Trace trace_;
+  absl::flat_hash_map<std::size_t, std::vector<std::pair<std::uint32_t, std::int32_t>>> device_ordinals_;
   absl::flat_hash_map<std::string, std::uint32_t> op_index_;
   absl::flat_hash_map<std::string, std::uint32_t> call_index_;
   std::string key_;  // scratch

@@ -196,7 +196,10 @@ void XPlaneAssembler::end_plane() {
   PlaneState& st = *cur_;
   if (st.has_entity) {
     Trace& t = builder_.trace();
-    if (st.kind.is_host) t.hosts.push_back(std::move(st.entity));
+    if (st.kind.is_host) {
+      if (!st.cpu_ordinals.empty()) builder_.set_device_ordinals(t.hosts.size(), std::move(st.cpu_ordinals));
+      t.hosts.push_back(std::move(st.entity));
+    }
     else t.devices.push_back(std::move(st.entity));
   }
   cur_.reset();

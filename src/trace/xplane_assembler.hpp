@@ -107,6 +107,8 @@ class XPlaneAssembler {
 
   // add_event's steps (op_of_event is on the hot path: always inlined).
   absl::Status event_time_error(std::int64_t duration_ps, std::uint64_t at) const;
+  void device_clock_time(const EventStats& es, std::int64_t& start_ps, std::int64_t& duration_ps);
+  std::optional<std::int32_t> device_ordinal(const XStatView& s);
   [[gnu::always_inline]] inline std::uint32_t op_of_event(const EventStats& es, std::int64_t metadata_id,
                                                           std::uint32_t meta_slot);
   std::uint32_t resolve_op(const EventStats& es, std::int64_t metadata_id, std::uint32_t meta_slot);

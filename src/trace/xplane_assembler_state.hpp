@@ -45,6 +45,9 @@ enum class StatKind : std::uint8_t {
   kCorrelationId,
   kHloProto,
   kStepName,
+  kDeviceOffsetPs,    // TPU op events: start on the device's own clock
+  kDeviceDurationPs,  // TPU op events: duration on the device's own clock
+  kDeviceOrdinal,     // XLA:CPU thunks: the virtual device that ran them
 };
 
 // What a stat name means (kIgnored for names not read); defined with the
@@ -71,6 +74,9 @@ struct XPlaneAssembler::EventStats {
   std::string_view step_name;
   std::optional<std::uint64_t> program_id;
   std::uint64_t correlation = 0;
+  const XStatView* device_offset = nullptr;    // device_offset_ps
+  const XStatView* device_duration = nullptr;  // device_duration_ps
+  const XStatView* device_ordinal = nullptr;
 };
 
 // In a header so that add_event's helpers (kind_of, slot_of, event_stats,
@@ -103,6 +109,9 @@ struct XPlaneAssembler::PlaneState {
     auto it = meta_index.find(id);
     return it == meta_index.end() ? kNoSlot : it->second;
   }
+  // Host planes: (event index, device_ordinal) of the events that carry one,
+  // for TraceBuilder to split XLA:CPU thunks into one device per ordinal.
+  std::vector<std::pair<std::uint32_t, std::int32_t>> cpu_ordinals;
   std::uint32_t line = 0;
   std::int64_t line_base_ps = 0;
   LineRole line_role = LineRole::kOther;
@@ -141,6 +150,9 @@ struct XPlaneAssembler::PlaneState {
           if (s.type == XStatType::kUint64) es.correlation = s.u;
           else if (s.type == XStatType::kInt64) es.correlation = static_cast<std::uint64_t>(s.i);
           break;
+        case StatKind::kDeviceOffsetPs: es.device_offset = &s; break;
+        case StatKind::kDeviceDurationPs: es.device_duration = &s; break;
+        case StatKind::kDeviceOrdinal: es.device_ordinal = &s; break;
         default: break;
       }
     }

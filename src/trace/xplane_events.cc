@@ -3,6 +3,7 @@
 // resolve_op, which interns a new op.
 #include <array>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "roofline/detail/cat.hpp"
@@ -51,6 +52,12 @@ absl::Status XPlaneAssembler::add_event(std::int64_t metadata_id, std::int64_t o
       __builtin_add_overflow(start_ps, duration_ps, &end_ps))
     return event_time_error(duration_ps, at);
   EventStats es = st.event_stats(stats);
+  if (es.device_offset != nullptr && es.device_duration != nullptr && !st.kind.is_host)
+    device_clock_time(es, start_ps, duration_ps);
+  if (es.device_ordinal != nullptr && st.kind.is_host) {
+    if (auto ordinal = device_ordinal(*es.device_ordinal))
+      st.cpu_ordinals.emplace_back(static_cast<std::uint32_t>(st.entity.events.size()), *ordinal);
+  }
   const std::uint32_t meta_slot = st.slot_of(metadata_id);
   if (meta_slot == kNoSlot) {
     const std::string_view plane = planes_[st.index].name;
@@ -66,6 +73,50 @@ absl::Status XPlaneAssembler::add_event(std::int64_t metadata_id, std::int64_t o
                                    .line = st.line,
                                    .correlation_id = es.correlation});
   return absl::OkStatus();
+}
+
+// TPU op events carry their time on the device's own clock as well
+// (device_offset_ps, device_duration_ps); the event's offset_ps/duration_ps
+// are that time converted to the host clock piecewise, and an op that spans
+// a resync point is stretched or shrunk by the jump (up to ~200 ms on
+// tpu_v6e_x4_inference_2). XProf's op stats use the device clock
+// (tsl GetDeviceEventTimespan), which places device_offset_ps on the same
+// axis as line timestamp_ns x 1000 + offset_ps; so does this. Off the hot path
+// for every plane but TPU ones.
+void XPlaneAssembler::device_clock_time(const EventStats& es, std::int64_t& start_ps,
+                                        std::int64_t& duration_ps) {
+  auto as_ps = [](const XStatView& s) -> std::optional<std::int64_t> {
+    if (s.type == XStatType::kInt64 && s.i >= 0) return s.i;
+    if (s.type == XStatType::kUint64 && s.u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      return static_cast<std::int64_t>(s.u);
+    return std::nullopt;
+  };
+  const std::optional<std::int64_t> offset = as_ps(*es.device_offset), duration = as_ps(*es.device_duration);
+  std::int64_t base_ps = 0, start = 0, end = 0;
+  if (offset && duration && !__builtin_mul_overflow(base_ns_, 1000, &base_ps) &&
+      !__builtin_sub_overflow(*offset, base_ps, &start) && !__builtin_add_overflow(start, *duration, &end)) {
+    start_ps = start;
+    duration_ps = *duration;
+    return;
+  }
+  const std::string_view plane = planes_[cur_->index].name;
+  warn_once(cat("devclock:", plane),
+            cat(origin_, ": plane '", plane, "': device_offset_ps / device_duration_ps not a usable time (",
+                type_name(es.device_offset->type), ", ", type_name(es.device_duration->type),
+                "); such events keep their host-clock time"));
+}
+
+// An XLA:CPU thunk's device_ordinal, or nullopt (with a warning once) when it
+// is not an ordinal.
+std::optional<std::int32_t> XPlaneAssembler::device_ordinal(const XStatView& s) {
+  if (s.type == XStatType::kInt64 && s.i >= 0 && s.i <= std::numeric_limits<std::int32_t>::max())
+    return static_cast<std::int32_t>(s.i);
+  if (s.type == XStatType::kUint64 && s.u <= static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()))
+    return static_cast<std::int32_t>(s.u);
+  const std::string_view plane = planes_[cur_->index].name;
+  warn_once(cat("ordinal:", plane), cat(origin_, ": plane '", plane, "': device_ordinal is not an ordinal (",
+                                        type_name(s.type), "); such events stay on the XLA:CPU device"));
+  return std::nullopt;
 }
 
 // Why an event's time is refused: a negative duration, or a start or end

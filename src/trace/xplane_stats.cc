@@ -41,6 +41,9 @@ StatKind stat_kind_of(std::string_view n) {
       {"correlation_id", StatKind::kCorrelationId},
       {"Hlo Proto", StatKind::kHloProto},
       {"step_name", StatKind::kStepName},
+      {"device_offset_ps", StatKind::kDeviceOffsetPs},
+      {"device_duration_ps", StatKind::kDeviceDurationPs},
+      {"device_ordinal", StatKind::kDeviceOrdinal},
   };
   for (const Entry& e : kTable)
     if (e.name == n) return e.kind;

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
@@ -59,6 +60,42 @@ TEST_CASE("read: the XPlane and the trace.json.gz of one jax run give the same o
     CHECK_FALSE(b.ops[i].program_id.has_value());  // the JSON export drops them
   }
   CHECK(b.devices[0].busy_s == Approx(a.devices[0].busy_s).epsilon(1e-9));
+}
+
+TEST_CASE("read: XLA:CPU thunks of eight virtual devices are eight devices, by device_ordinal") {
+  // tests/data/trace/jax_cpu8.xplane.pb (scripts/make_trace_fixtures.py
+  // jax_cpu8): a psum'd matmul over 8 virtual CPU devices, 3 steps. Each
+  // device ran ynn_fusion (its partial matmul) and psum_invariant.7 (the
+  // all-reduce) 3 times, on whichever host threads were free: 6 op events.
+  auto t = read_trace(test_data("trace/jax_cpu8.xplane.pb").string());
+  REQUIRE(t.ok());
+  REQUIRE(t->devices.size() == 8);
+  for (int i = 0; i < 8; ++i) {
+    const Device& d = t->devices[static_cast<std::size_t>(i)];
+    INFO(d.name);
+    CHECK(d.id == i);
+    CHECK(d.name == "XLA:CPU:" + std::to_string(i));
+    CHECK(d.kind == DeviceKind::kCpu);
+    CHECK(d.events.size() == 6);
+    std::map<std::string, int> per_op;
+    for (const Event& e : d.events) ++per_op[t->ops[e.op].name];
+    CHECK(per_op == std::map<std::string, int>{{"psum_invariant.7", 3}, {"ynn_fusion", 3}});
+  }
+  // Each device's busy time is within its own span: no device is busy for
+  // longer than its window (the merged device was, 333-676 %).
+  for (const DeviceStats& d : compute_op_stats(*t).devices) {
+    INFO(d.name);
+    CHECK(d.busy_s <= d.window_s);
+  }
+}
+
+TEST_CASE("cli: stats --device 3 picks one of eight XLA:CPU devices") {
+  auto r = run_cli("stats '" + test_data("trace/jax_cpu8.xplane.pb").string() + "' --device 3 --format json");
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["devices"].size() == 1);
+  CHECK(j["devices"][0]["name"] == "XLA:CPU:3");
+  CHECK(j["devices"][0]["op_events"] == 6);
 }
 
 TEST_CASE("read: a profile directory reads the XPlane, not its JSON copies") {
