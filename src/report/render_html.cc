@@ -260,7 +260,8 @@ std::string render_html(const Report& r) {
        "and achieved FLOP/s, sized by its measured time; colour is the predicted bound "
        "(<span style=\"color:#2b6cb0\">compute</span>, <span style=\"color:#dd6b20\">memory</span>, "
        "<span style=\"color:#2f855a\">communication</span>). Hollow points have no FLOPs.</p>\n";
-  h += roofline_svg(r);
+  // A report built by hand may have no chip figures: no roofs to draw.
+  if (r.peak_flops_per_s > 0 && r.hbm_bytes_per_s > 0) h += roofline_svg(r);
   h += "<h2>Where the time went</h2>" + category_bar(r) + "\n";
   h += "<h2>Ops</h2><p class=\"muted\">Click a column to sort. ratio = measured / roofline lower "
        "bound; lost = measured &minus; roofline.</p>\n<table id=\"ops\"><thead><tr>"
