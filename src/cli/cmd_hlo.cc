@@ -55,8 +55,18 @@ int run(const Args& args) {
   if (*top > 0 && rows.size() > static_cast<std::size_t>(*top)) rows.resize(static_cast<std::size_t>(*top));
 
   if (*fmt == "json") {
-    Json out = Json::array();
-    for (const HloPredictionRow* r : rows) out.push_back(to_json(*r, *chip));
+    Json instructions = Json::array();
+    for (const HloPredictionRow* r : rows) instructions.push_back(to_json(*r, *chip));
+    // The module total of one run, as the text's "total" line: every row
+    // (not only the --top ones), loop rows not added again.
+    Json total = to_json(mp.total);
+    total["host_bytes"] = mp.host_bytes;
+    total["unknown_cost_instructions"] = mp.unknown_cost_instructions;
+    total["unknown_trip_count_loops"] = mp.unknown_trip_count_loops;
+    const Json out = Json::object({{"module", std::string(module->name())},
+                                   {"chip", chip->name},
+                                   {"instructions", std::move(instructions)},
+                                   {"total", std::move(total)}});
     std::printf("%s\n", out.dump().c_str());
     return 0;
   }

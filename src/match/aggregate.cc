@@ -85,7 +85,7 @@ void add_mfu(const Match& m, const std::vector<OpReport>& ops, Report& r) {
   const Chip& chip = *m.chip.chip;
   std::map<DType, double> flops_by_dtype;
   for (const OpReport& o : ops)
-    if (o.predicted) flops_by_dtype[o.dtype] += o.flops;
+    if (o.predicted && o.dtype) flops_by_dtype[*o.dtype] += o.flops;
   DType dominant = detail::default_mfu_dtype(chip);
   double most = -1;
   for (const auto& [t, f] : flops_by_dtype)

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "roofline/detail/cat.hpp"
+#include "roofline/format/units.hpp"
 #include "src/match/aggregate.hpp"
 #include "src/match/peaks.hpp"
 
@@ -29,6 +30,29 @@ OpReport measured_figures(const Trace& trace, const OpGroup& g) {
   return o;
 }
 
+// A host-offload transfer crosses the host link (PCIe), not the
+// interconnect: the HLO model timed its bytes at the chip's PCIe bandwidth
+// in T_ici (roofline/hlo/predict.hpp); take them out again and report them
+// as what they are. `o` holds the op's totals.
+void split_host_link(OpReport& o, const Prediction& p, const CostSource& cost, const Chip& chip) {
+  if (cost.host_bytes <= 0) return;
+  const double n = static_cast<double>(o.count);
+  o.host_bytes = cost.host_bytes * n;
+  o.ici_bytes = std::max(0.0, o.ici_bytes - o.host_bytes);
+  const std::string note =
+      chip.pcie_bytes_per_s > 0
+          ? cat("host-offload transfer of ", format_bytes(cost.host_bytes), " over the host link at ",
+                chip.name, "'s PCIe ", format_si(chip.pcie_bytes_per_s, "B/s"))
+          : cat("host-offload transfer of ", format_bytes(cost.host_bytes), ": host link not modelled (",
+                chip.name, " has no PCIe bandwidth)");
+  o.reason += cat(o.reason.empty() ? "" : "; ", note);
+  if (chip.pcie_bytes_per_s <= 0) return;
+  const double t_host = cost.host_bytes / chip.pcie_bytes_per_s;
+  o.t_host_s = t_host * n;
+  o.t_ici_s = std::max(0.0, p.t_ici_s - t_host) * n;
+  o.host_bound = t_host > 0 && t_host >= p.t_math_s && t_host >= p.t_hbm_s && t_host >= p.t_ici_s - t_host;
+}
+
 // The roofline of `p`, one occurrence, times the op's count, and the
 // utilisations its measured time implies.
 void predicted_figures(OpReport& o, const Prediction& p, const CostSource& cost, const Chip& chip) {
@@ -43,6 +67,7 @@ void predicted_figures(OpReport& o, const Prediction& p, const CostSource& cost,
   o.predicted_s = p.t_lower_s * n;
   o.bound = p.bound;
   o.dtype = p.dtype;
+  split_host_link(o, p, cost, chip);
   o.ratio = o.predicted_s > 0 ? o.measured_s / o.predicted_s : 0;
   o.async = cost.async_done;
   // A hidden transfer loses no time; an exposed one loses what it waited beyond its roofline.
@@ -75,6 +100,10 @@ OpReport op_report(const Trace& trace, const MatchedOp& m, const Chip& chip) {
     return o;
   }
   predicted_figures(o, *m.prediction, m.cost, chip);
+  // A launch or a loop container does no work of its own: it has no dtype.
+  if (m.cost.model &&
+      (std::holds_alternative<AsyncStartModel>(*m.cost.model) || std::holds_alternative<LoopContainerModel>(*m.cost.model)))
+    o.dtype.reset();
   if (m.target_prediction) {
     o.target_predicted_s = m.target_prediction->t_lower_s * static_cast<double>(o.count);
     o.target_bound = m.target_prediction->bound;

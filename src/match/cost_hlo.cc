@@ -37,6 +37,8 @@ CostSource plain_cost(const HloInstruction& instruction) {
     return out;
   }
   out.source = MatchSource::kHloModule;
+  out.instruction = &instruction;
+  out.host_bytes = c.host_bytes;
   out.rematerialised = rematerialised(instruction);
   out.note = cost_caveats(c);
   out.model = HloModel{.instruction = &instruction};
@@ -49,6 +51,7 @@ CostSource cost_from_hlo(const HloInstruction& instruction) {
   if (const HloInstruction* start = async_start_of(instruction)) {
     CostSource out = plain_cost(*start);
     out.async_done = true;
+    out.instruction = &instruction;
     out.shape = to_string_no_layout(instruction.shape);
     out.note = cat("async: the transfer of ", start->name, "; the time here is the exposed wait",
                    out.note.empty() ? "" : "; ", out.note);
@@ -57,6 +60,7 @@ CostSource cost_from_hlo(const HloInstruction& instruction) {
   if (const HloInstruction* done = async_done_of(instruction)) {
     CostSource out;
     out.source = MatchSource::kHloModule;
+    out.instruction = &instruction;
     out.hlo_category = std::string(category_name(cost(instruction).category));
     out.note = cat("async launch: its transfer is charged to ", done->name);
     out.model = AsyncStartModel{};

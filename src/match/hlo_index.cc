@@ -1,6 +1,7 @@
 // Finding an XLA op's HLO instruction (roofline/match/hlo_index.hpp).
 #include "roofline/match/hlo_index.hpp"
 
+#include <set>
 #include <string_view>
 
 #include "roofline/detail/cat.hpp"
@@ -19,8 +20,18 @@ std::string_view strip_percent(std::string_view n) {
 HloModuleIndex::HloModuleIndex(const Trace& trace, const std::vector<HloModule>* extra)
     : trace_(&trace), extra_(extra), parsed_(trace.hlo_modules.size()) {}
 
-const HloInstruction* HloModuleIndex::find(const OpInfo& op) {
+HloModuleIndex::Found HloModuleIndex::find(const OpInfo& op) {
   const std::string_view name = strip_percent(op.name);
+  // A given module of the op's module name replaces the embedded HLO: the
+  // caller asked for it (a re-dump, an edited module), so it alone decides.
+  bool replaced = false;
+  if (extra_ && !op.module.empty())
+    for (const HloModule& m : *extra_)
+      if (m.name() == op.module) {
+        replaced = true;
+        if (const HloInstruction* inst = m.instruction(name)) return {inst, true};
+      }
+  if (replaced) return {};
   // Embedded modules: the program id is exact; the name is a fallback.
   for (std::size_t i = 0; i < trace_->hlo_modules.size(); ++i) {
     const HloModuleBytes& m = trace_->hlo_modules[i];
@@ -28,19 +39,37 @@ const HloInstruction* HloModuleIndex::find(const OpInfo& op) {
     const bool same_name = !op.module.empty() && m.module == op.module && (!op.program_id || !m.program_id);
     if (!same_program && !same_name) continue;
     if (const HloModule* mod = embedded(i))
-      if (const HloInstruction* inst = mod->instruction(name)) return inst;
+      if (const HloInstruction* inst = mod->instruction(name)) return {inst, false};
   }
-  if (!extra_) return nullptr;
-  for (const HloModule& m : *extra_)
-    if (!op.module.empty() && m.name() == op.module)
-      if (const HloInstruction* inst = m.instruction(name)) return inst;
+  if (!extra_) return {};
   // Traces that do not name modules (or name them differently from the
   // dump) still match by instruction name when exactly one module has it.
   const HloInstruction* only = nullptr;
   int hits = 0;
   for (const HloModule& m : *extra_)
     if (const HloInstruction* inst = m.instruction(name)) only = inst, ++hits;
-  return hits == 1 ? only : nullptr;
+  return hits == 1 ? Found{only, true} : Found{};
+}
+
+std::vector<std::string> HloModuleIndex::unused_given_notes() const {
+  std::vector<std::string> notes;
+  if (!extra_) return notes;
+  std::set<std::string_view> named;
+  for (const OpInfo& op : trace_->ops)
+    if (!op.module.empty()) named.insert(op.module);
+  if (named.empty()) return notes;
+  for (const HloModule& m : *extra_) {
+    if (named.count(m.name())) continue;
+    std::string known;
+    for (std::string_view n : named) {
+      if (known.size() > 200) { known += ", ..."; break; }
+      known += detail::cat(known.empty() ? "" : ", ", n);
+    }
+    notes.push_back(detail::cat("given HLO module ", m.name(), " (", m.config().origin,
+                                ") names no module of the trace (", known,
+                                "): it replaced nothing and matched ops by instruction name only"));
+  }
+  return notes;
 }
 
 bool HloModuleIndex::has_modules() const {

@@ -1,9 +1,72 @@
 // match(): steps 1 to 5 in order (roofline/match/match.hpp).
 #include "roofline/match/match.hpp"
 
+#include <optional>
+#include <set>
+#include <string>
 #include <utility>
+#include <vector>
+
+#include "roofline/detail/cat.hpp"
 
 namespace roofline {
+namespace {
+
+bool is_container(const HloInstruction& i) {
+  return i.opcode == HloOpcode::kWhile || i.opcode == HloOpcode::kCall || i.opcode == HloOpcode::kConditional;
+}
+
+// Every computation `loop` runs, directly or through nested calls.
+std::set<const HloComputation*> computations_run_by(const HloInstruction& loop) {
+  std::set<const HloComputation*> seen;
+  std::vector<const HloComputation*> todo;
+  for (const CalledComputation& c : loop.called_computations) todo.push_back(c.computation);
+  while (!todo.empty()) {
+    const HloComputation* c = todo.back();
+    todo.pop_back();
+    if (!c || !seen.insert(c).second) continue;
+    for (const HloInstruction& i : c->instructions)
+      for (const CalledComputation& cc : i.called_computations) todo.push_back(cc.computation);
+  }
+  return seen;
+}
+
+// Step 4, loops: a while (call, conditional) whose body ops have rows of
+// their own is a container; its row keeps only the loop's own time, so the
+// body's work is not charged twice (docs/report.md, "Loops").
+void charge_loops_once(std::vector<MatchedOp>& ops) {
+  std::set<const HloComputation*> timed;  // computations with an op of the trace in them
+  for (const MatchedOp& op : ops)
+    if (op.cost.instruction && op.cost.instruction->parent) timed.insert(op.cost.instruction->parent);
+  for (MatchedOp& op : ops) {
+    const HloInstruction* loop = op.cost.instruction;
+    if (!loop || !op.cost.model || !std::holds_alternative<HloModel>(*op.cost.model) || !is_container(*loop))
+      continue;
+    int body_ops = 0;
+    for (const HloComputation* c : computations_run_by(*loop)) body_ops += static_cast<int>(timed.count(c));
+    if (body_ops == 0) continue;
+    op.cost.model = LoopContainerModel{.instruction = loop};
+    op.cost.rematerialised = false;
+    op.cost.note = detail::cat(loop->opcode_name,
+                               ": its body's ops are costed on their own rows; this row is the time it "
+                               "spends outside them (condition, bookkeeping)");
+  }
+}
+
+// A profile measured on XLA:CPU predicted on a TPU or GPU: the ops are what
+// XLA:CPU compiled, not what the chip would run.
+std::optional<std::string> cpu_profile_caveat(const Trace& trace, const Match& m) {
+  bool cpu = false;
+  for (std::size_t i : m.devices) cpu = cpu || trace.devices[i].kind == DeviceKind::kCpu;
+  if (!cpu) return std::nullopt;
+  std::string chips = m.chip.chip->name;
+  if (m.target_chip) chips += " and " + m.target_chip->name;
+  return detail::cat("the profile was measured on a CPU (XLA:CPU): its ops are what XLA:CPU compiled, not what ",
+                     chips, " would run (XLA:CPU compiles a bf16 dot as convert, f32 dot, convert; it fuses "
+                     "and lays out differently), so these predictions cost the CPU's program on that chip");
+}
+
+}  // namespace
 
 absl::StatusOr<Match> match(const Trace& trace, const ReportOptions& options) {
   Match m(trace, options.hlo_modules);
@@ -17,6 +80,7 @@ absl::StatusOr<Match> match(const Trace& trace, const ReportOptions& options) {
   m.chip = *std::move(chip);
   if (m.chip.note) m.notes.push_back(*m.chip.note);
   m.target_chip = options.target_chip;
+  if (std::optional<std::string> caveat = cpu_profile_caveat(trace, m)) m.notes.push_back(*std::move(caveat));
   // 2. group
   OpGroups groups = group_ops(trace, m.devices);
   m.event_op = std::move(groups.event_group);
@@ -26,13 +90,16 @@ absl::StatusOr<Match> match(const Trace& trace, const ReportOptions& options) {
   for (OpGroup& g : groups.groups) {
     MatchedOp op{.group = std::move(g)};
     op.cost = find_cost_source(trace, op.group, m.modules);
+    m.ops.push_back(std::move(op));
+  }
+  charge_loops_once(m.ops);
+  for (MatchedOp& op : m.ops)
     if (op.cost.model) {
       op.prediction = predict(*op.cost.model, *m.chip.chip);
       if (m.target_chip) op.target_prediction = predict(*op.cost.model, *m.target_chip);
     }
-    m.ops.push_back(std::move(op));
-  }
   for (const std::string& n : m.modules.notes()) m.notes.push_back(n);
+  for (std::string& n : m.modules.unused_given_notes()) m.notes.push_back(std::move(n));
   return m;
 }
 

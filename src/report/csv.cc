@@ -33,15 +33,20 @@ std::string joined(const std::vector<std::string>& v, const char* sep) {
   return s;
 }
 
+std::string bound_value(const OpReport& op) {
+  return op.host_bound ? std::string("host link") : std::string(bound_name(op.bound));
+}
+
 std::vector<std::string> report_row(const OpReport& op) {
   const bool p = op.predicted;
   auto if_predicted = [p](double v) { return p ? num9(v) : std::string(); };
   return {op.name, op.module, op.category, op.hlo_category, cat(op.count), num9(op.measured_s),
           if_predicted(op.predicted_s), if_predicted(op.t_math_s), if_predicted(op.t_hbm_s),
-          if_predicted(op.t_ici_s), p ? std::string(bound_name(op.bound)) : "", if_predicted(op.ratio),
+          if_predicted(op.t_ici_s), p ? bound_value(op) : "", if_predicted(op.ratio),
           if_predicted(op.flop_util), if_predicted(op.bw_util), if_predicted(op.lost_s), if_predicted(op.flops),
           if_predicted(op.hbm_bytes), opt9(op.xla_flops), opt9(op.xla_bytes),
-          std::string(match_source_name(op.match)), op.reason, opt9(op.target_predicted_s), op.shapes};
+          std::string(match_source_name(op.match)), op.reason, opt9(op.target_predicted_s), op.shapes,
+          if_predicted(op.host_bytes), if_predicted(op.t_host_s)};
 }
 
 }  // namespace
@@ -49,7 +54,7 @@ std::vector<std::string> report_row(const OpReport& op) {
 std::string to_csv(const Report& r) {
   CsvWriter csv({"name", "module", "category", "hlo_category", "count", "measured_s", "predicted_s", "t_math_s",
                  "t_hbm_s", "t_ici_s", "bound", "ratio", "flop_util", "bw_util", "lost_s", "flops", "hbm_bytes",
-                 "xla_flops", "xla_bytes", "match", "reason", "target_predicted_s", "shapes"});
+                 "xla_flops", "xla_bytes", "match", "reason", "target_predicted_s", "shapes", "host_bytes", "t_host_s"});
   for (const OpReport& op : r.ops) csv.add_row(report_row(op));
   return csv.str();
 }

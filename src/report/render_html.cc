@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 
+#include "roofline/report/labels.hpp"
 #include "roofline/report/rank.hpp"
 #include "roofline/report/render.hpp"
 #include "roofline/format/units.hpp"
@@ -114,7 +115,7 @@ std::string roofline_svg(const Report& r) {
          "\" style=\"--c:" + bound_color(op.bound) + "\"><title>" + esc(op.name) + " (" +
          esc(op.module) + ")\nmeasured " + esc(format_seconds(op.measured_s)) + ", roofline " +
          esc(format_seconds(op.predicted_s)) + " (" + num(op.ratio, 3) + "x), " +
-         std::string(bound_name(op.bound)) + "-bound</title></circle>\n";
+         op_bound_label(op) + "-bound</title></circle>\n";
   }
   s += "</svg>\n";
   return s;
@@ -138,6 +139,7 @@ std::string category_bar(const Report& r) {
 }
 
 std::string op_rows(const Report& r) {
+  const bool with_target = !r.target_chip.empty();
   std::string s;
   for (std::size_t i = 0; i < r.ops.size(); ++i) {
     const OpReport& op = r.ops[i];
@@ -147,22 +149,29 @@ std::string op_rows(const Report& r) {
     const bool p = op.predicted;
     const bool timed = p && op.predicted_s > 0;  // zero-cost ops have no ratio or bound
     const bool rates = p && !op.async;          // an async wait has no meaningful rates
+    // Long C++ kernel names would stretch the table: a short name, the
+    // full one on hover.
+    const std::string shown = short_op_name(op.name, 60);
+    const std::string title = shown == op.name ? "" : " title=\"" + esc(op.name) + "\"";
     s += "<tr data-op=\"" + std::to_string(i) + "\">" +
-         "<td data-v=\"" + esc(op.name) + "\">" + esc(op.name) +
+         "<td data-v=\"" + esc(op.name) + "\"" + title + ">" + esc(shown) +
          (op.shapes.empty() ? "" : "<div class=\"shape\">" + esc(op.shapes) + "</div>") + "</td>" +
          cell(op.module, op.module) + cell(op.category, op.category) +
+         cell(std::string(match_source_name(op.match)), std::string(match_source_name(op.match))) +
          cell(std::to_string(op.count), std::to_string(op.count)) +
          cell(format_seconds(op.measured_s), num(op.measured_s)) +
          cell(p ? format_seconds(op.predicted_s) : "-", p ? num(op.predicted_s) : "-1") +
          cell(timed ? num(op.ratio, 3) + "x" : "-", timed ? num(op.ratio) : "-1") +
-         cell(timed ? std::string(bound_name(op.bound)) : p ? "-" : "unknown",
-              timed ? std::string(bound_name(op.bound)) : "~") +
+         cell(op_bound_label(op), timed ? op_bound_label(op) : "~") +
          cell(p ? format_seconds(op.lost_s) : "-", p ? num(op.lost_s) : "-1") +
          cell(rates ? format_percent(op.flop_util) : "-", rates ? num(op.flop_util) : "-1") +
          cell(rates ? format_percent(op.bw_util) : "-", rates ? num(op.bw_util) : "-1") +
          cell(op.xla_flops ? format_si(*op.xla_flops, "FLOP") : "-", num(op.xla_flops.value_or(-1))) +
          cell(p ? format_si(op.flops / std::max<double>(1, static_cast<double>(op.count)), "FLOP") : "-",
               num(p ? op.flops / std::max<double>(1, static_cast<double>(op.count)) : -1)) +
+         (with_target ? cell(op.target_predicted_s ? format_seconds(*op.target_predicted_s) : "-",
+                             num(op.target_predicted_s.value_or(-1)))
+                      : std::string()) +
          cell(p ? "" : op.reason, p ? "" : op.reason) + "</tr>\n";
   }
   return s;
@@ -186,8 +195,8 @@ svg{width:100%;height:auto;border:1px solid #e2e8f0;border-radius:6px;background
 table{border-collapse:collapse;width:100%;font-size:12.5px}
 th,td{padding:4px 6px;border-bottom:1px solid #edf2f7;text-align:left;vertical-align:top}
 th{cursor:pointer;background:#f7fafc;position:sticky;top:0}th:hover{background:#edf2f7}
-td:nth-child(n+4):nth-child(-n+13){text-align:right;white-space:nowrap}
-tr.hot{background:#fefcbf}.shape{color:#718096;font-size:11px;word-break:break-all}.notes li{margin:4px 0}
+td:nth-child(n+5):nth-child(-n+14){text-align:right;white-space:nowrap}
+tr.hot{background:#fefcbf}.none{font-weight:600;color:#c53030}.shape{color:#718096;font-size:11px;word-break:break-all}.notes li{margin:4px 0}
 )css";
 
 // Sorting keeps the DOM rows and re-appends them; mark hover links a row and
@@ -224,13 +233,18 @@ std::string render_html(const Report& r) {
   int predicted = 0;
   for (const OpReport& op : r.ops) predicted += op.predicted;
   const double eff = s.matched_measured_s > 0 ? s.predicted_s / s.matched_measured_s : 0;
+  double target_s = 0;
+  for (const OpReport& op : r.ops) target_s += op.target_predicted_s.value_or(0);
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                   "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
                   "<title>roofline report: " + esc(r.trace_path) + "</title><style>" + kStyle +
                   "</style></head>\n<body data-errors=\"\">\n";
   h += "<h1>roofline report</h1><div class=\"muted\">" + esc(r.trace_path) + " &middot; chip " +
        esc(r.chip) + (r.chip_source.empty() ? "" : " (" + esc(r.chip_source) + ")") + " &middot; " +
-       std::to_string(r.devices.size()) + " device(s)</div>\n";
+       std::to_string(r.devices.size()) + " device(s)" +
+       (r.target_chip.empty() ? "" : " &middot; what-if chip " + esc(r.target_chip)) + "</div>\n";
+  if (std::optional<std::string> none = nothing_predicted_headline(r))
+    h += "<p class=\"none\">" + esc(*none) + "</p>\n";
   auto kpi = [](const std::string& label, const std::string& value) {
     return "<div class=\"kpi\"><b>" + esc(value) + "</b>" + esc(label) + "</div>";
   };
@@ -239,20 +253,23 @@ std::string render_html(const Report& r) {
        kpi("of roofline speed", format_percent(eff)) + kpi("MFU", format_percent(s.mfu)) +
        kpi("duty cycle", format_percent(s.duty_cycle)) +
        kpi("ops predicted", std::to_string(predicted) + " / " + std::to_string(r.ops.size())) +
+       (r.target_chip.empty() ? std::string() : kpi("roofline on " + r.target_chip, format_seconds(target_s))) +
        "</div>\n";
   h += "<div class=\"muted\">MFU convention: " + esc(s.mfu_convention) + "</div>\n";
   h += "<h2>Roofline</h2><p class=\"muted\">One point per predicted op at its arithmetic intensity "
        "and achieved FLOP/s, sized by its measured time; colour is the predicted bound "
        "(<span style=\"color:#2b6cb0\">compute</span>, <span style=\"color:#dd6b20\">memory</span>, "
        "<span style=\"color:#2f855a\">communication</span>). Hollow points have no FLOPs.</p>\n";
-  h += roofline_svg(r);
+  // A report built by hand may have no chip figures: no roofs to draw.
+  if (r.peak_flops_per_s > 0 && r.hbm_bytes_per_s > 0) h += roofline_svg(r);
   h += "<h2>Where the time went</h2>" + category_bar(r) + "\n";
   h += "<h2>Ops</h2><p class=\"muted\">Click a column to sort. ratio = measured / roofline lower "
        "bound; lost = measured &minus; roofline.</p>\n<table id=\"ops\"><thead><tr>"
-       "<th>op</th><th>module</th><th>category</th><th>count</th><th>measured</th>"
+       "<th>op</th><th>module</th><th>category</th><th>cost from</th><th>count</th><th>measured</th>"
        "<th>roofline</th><th>ratio</th><th>bound</th><th>lost</th><th>FLOP util</th>"
-       "<th>BW util</th><th>XLA FLOPs/op</th><th>our FLOPs</th><th>why no prediction</th>"
-       "</tr></thead><tbody>\n" + op_rows(r) + "</tbody></table>\n";
+       "<th>BW util</th><th>XLA FLOPs/op</th><th>our FLOPs</th>" +
+       (r.target_chip.empty() ? std::string() : "<th>on " + esc(r.target_chip) + "</th>") +
+       "<th>why no prediction</th></tr></thead><tbody>\n" + op_rows(r) + "</tbody></table>\n";
   if (!r.notes.empty()) {
     h += "<h2>Notes</h2><ul class=\"notes\">";
     for (const std::string& n : r.notes) h += "<li>" + esc(n) + "</li>";

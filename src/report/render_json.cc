@@ -2,6 +2,7 @@
 // times in seconds, rates in SI units, utilisations as fractions of 1, and
 // null, never 0, for figures an op does not have.
 #include "roofline/report/json.hpp"
+#include "roofline/report/labels.hpp"
 #include "roofline/report/render.hpp"
 
 namespace roofline {
@@ -29,7 +30,9 @@ Json op_json(const OpReport& op) {
                          {"flops", op.flops},
                          {"hbm_bytes", op.hbm_bytes},
                          {"ici_bytes", op.ici_bytes},
-                         {"dtype", dtype_name(op.dtype)},
+                         {"host_bytes", op.host_bytes},
+                         {"t_host_s", op.t_host_s},
+                         {"dtype", op.dtype ? Json(dtype_name(*op.dtype)) : Json()},
                          {"xla_flops", op.xla_flops},
                          {"xla_bytes", op.xla_bytes},
                          {"target_predicted_s", op.target_predicted_s},
@@ -40,7 +43,7 @@ Json op_json(const OpReport& op) {
   j["t_math_s"] = op.t_math_s;
   j["t_hbm_s"] = op.t_hbm_s;
   j["t_ici_s"] = op.t_ici_s;
-  j["bound"] = bound_name(op.bound);
+  j["bound"] = op.host_bound ? "host link" : std::string(bound_name(op.bound));
   j["ratio"] = op.ratio;
   j["flop_util"] = op.flop_util;
   j["bw_util"] = op.bw_util;
@@ -56,7 +59,22 @@ Json summary_json(const ReportSummary& s) {
     by_category.push_back(Json::object(
         {{"category", c.category}, {"measured_s", c.measured_s}, {"predicted_s", c.predicted_s}, {"ops", c.ops}}));
   Json steps = Json::array();
-  for (const StepSummary& st : s.steps) steps.push_back(Json::object({{"name", st.name}, {"measured_s", st.measured_s}}));
+  for (const StepSummary& st : s.steps)
+    steps.push_back(Json::object({{"name", st.name},
+                                  {"device", st.device},
+                                  {"measured_s", st.measured_s},
+                                  {"busy_s", st.busy_s},
+                                  {"predicted_s", st.predicted_s},
+                                  {"model_flops", st.model_flops},
+                                  {"mfu", st.mfu}}));
+  Json modules = Json::array();
+  for (const ModuleSummary& m : s.modules)
+    modules.push_back(Json::object({{"name", m.name},
+                                    {"ops", m.ops},
+                                    {"measured_s", m.measured_s},
+                                    {"predicted_s", m.predicted_s},
+                                    {"matched_measured_s", m.matched_measured_s},
+                                    {"model_flops", m.model_flops}}));
   return Json::object({{"measured_s", s.measured_s},
                        {"wall_s", s.wall_s},
                        {"predicted_s", s.predicted_s},
@@ -72,7 +90,8 @@ Json summary_json(const ReportSummary& s) {
                        {"duty_cycle", s.duty_cycle},
                        {"idle_s", s.idle_s},
                        {"by_category", std::move(by_category)},
-                       {"steps", std::move(steps)}});
+                       {"steps", std::move(steps)},
+                       {"modules", std::move(modules)}});
 }
 
 }  // namespace
@@ -88,6 +107,7 @@ Json to_json(const Report& r) {
                                     {"duty_cycle", d.duty_cycle}}));
   Json ops = Json::array();
   for (const OpReport& op : r.ops) ops.push_back(op_json(op));
+  const std::optional<std::string> none = nothing_predicted_headline(r);
   return Json::object({{"trace", r.trace_path},
                        {"chip", r.chip},
                        {"chip_source", r.chip_source},
@@ -98,6 +118,7 @@ Json to_json(const Report& r) {
                        {"devices", std::move(devices)},
                        {"summary", summary_json(r.summary)},
                        {"ops", std::move(ops)},
+                       {"nothing_predicted", none ? Json(*none) : Json()},
                        {"notes", r.notes}});
 }
 

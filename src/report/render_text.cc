@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "roofline/report/labels.hpp"
 #include "roofline/report/rank.hpp"
 #include "roofline/report/render.hpp"
 #include "roofline/format/text_table.hpp"
@@ -71,21 +72,22 @@ std::string table_markdown(const Table& t) {
 
 Table op_table(const std::vector<const OpReport*>& ops, bool with_target) {
   Table t;
-  t.header = {"op", "module", "count", "measured", "roofline", "ratio", "bound", "lost",
+  t.header = {"op", "module", "src", "count", "measured", "roofline", "ratio", "bound", "lost",
               "FLOP util", "BW util"};
-  t.right = {false, false, true, true, true, true, false, true, true, true};
+  t.right = {false, false, false, true, true, true, true, false, true, true, true};
   if (with_target) {
     t.header.push_back("on target");
     t.right.push_back(true);
   }
   for (const OpReport* op : ops) {
-    std::vector<std::string> row = {clip(op->name, 48),
+    std::vector<std::string> row = {short_op_name(op->name, 48),
                                     clip(op->module, 32),
+                                    std::string(cost_source_tag(op->match)),
                                     std::to_string(op->count),
                                     format_seconds(op->measured_s),
                                     op->predicted ? format_seconds(op->predicted_s) : "-",
                                     op->predicted ? ratio_text(op->ratio) : "-",
-                                    !op->predicted ? "unknown" : op->predicted_s > 0 ? std::string(bound_name(op->bound)) : "-",
+                                    op_bound_label(*op),
                                     op->predicted ? format_seconds(op->lost_s) : "-",
                                     op->predicted && !op->async ? format_percent(op->flop_util) : "-",
                                     op->predicted && !op->async ? format_percent(op->bw_util) : "-"};
@@ -116,6 +118,10 @@ std::vector<std::string> headline_lines(const Report& r) {
   l.push_back("measured busy time " + format_seconds(s.measured_s) + " over a wall span of " +
               format_seconds(s.wall_s) + "; duty cycle " + format_percent(s.duty_cycle) +
               ", idle " + format_seconds(s.idle_s));
+  if (std::optional<std::string> none = nothing_predicted_headline(r)) {
+    l.push_back(*none);
+    return l;
+  }
   const double eff = s.matched_measured_s > 0 ? s.predicted_s / s.matched_measured_s : 0;
   l.push_back("roofline of the predicted ops " + format_seconds(s.predicted_s) + " vs their measured " +
               format_seconds(s.matched_measured_s) + ": they run at " + format_percent(eff) +
@@ -191,7 +197,7 @@ std::vector<Section> sections(const Report& r, const RenderOptions& o) {
   std::vector<const OpReport*> by_time;
   for (const OpReport& op : r.ops) by_time.push_back(&op);
   if (by_time.size() > top) by_time.resize(top);
-  out.push_back({"Top ops by measured time", "", op_table(by_time, target)});
+  out.push_back({"Top ops by measured time", std::string(kCostSourceLegend), op_table(by_time, target)});
 
   Table un;
   un.header = {"op", "module", "count", "measured", "why no prediction"};
@@ -201,7 +207,7 @@ std::vector<Section> sections(const Report& r, const RenderOptions& o) {
     if (!op.predicted) {
       ++total;
       if (shown++ < top)
-        un.rows.push_back({clip(op.name, 48), clip(op.module, 32), std::to_string(op.count),
+        un.rows.push_back({short_op_name(op.name, 48), clip(op.module, 32), std::to_string(op.count),
                            format_seconds(op.measured_s), op.reason});
     }
   if (total > 0)
@@ -267,6 +273,7 @@ std::string render_report(const Report& r, ReportFormat f, RenderOptions o) {
 std::string_view match_source_name(MatchSource m) {
   switch (m) {
     case MatchSource::kHloModule: return "hlo-module";
+    case MatchSource::kHloGiven: return "hlo-given";
     case MatchSource::kOpHloText: return "op-hlo-text";
     case MatchSource::kInputDims: return "input-dims";
     case MatchSource::kCollectiveArgs: return "collective-args";

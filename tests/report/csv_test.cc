@@ -28,9 +28,10 @@ TEST_CASE("csv writer: a report row quotes text with commas and keeps unknown fi
   const std::string csv = roofline::to_csv(r);
   CHECK(first_line(csv) ==
         "name,module,category,hlo_category,count,measured_s,predicted_s,t_math_s,t_hbm_s,t_ici_s,bound,ratio,"
-        "flop_util,bw_util,lost_s,flops,hbm_bytes,xla_flops,xla_bytes,match,reason,target_predicted_s,shapes");
+        "flop_util,bw_util,lost_s,flops,hbm_bytes,xla_flops,xla_bytes,match,reason,target_predicted_s,shapes,"
+        "host_bytes,t_host_s");
   CHECK(csv.substr(csv.find('\n') + 1) ==
-        "fusion.1,jit_f,,,2,0.001,,,,,,,,,,,,,,unmatched,\"no cost model for aten::foo [[1, 2]]\",,\n");
+        "fusion.1,jit_f,,,2,0.001,,,,,,,,,,,,,,unmatched,\"no cost model for aten::foo [[1, 2]]\",,,,\n");
 }
 
 TEST_CASE("csv writer: hlo and stats tables use the JSON key names") {

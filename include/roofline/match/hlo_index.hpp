@@ -1,7 +1,9 @@
 // The HLO modules a trace's XLA ops may come from: those the profiler
 // embedded in an .xplane.pb (parsed on first use) and those the caller gave
-// (ReportOptions::hlo_modules, the CLI's --hlo). Models found here
-// (HloModel) point into these modules: the index must outlive them.
+// (ReportOptions::hlo_modules, the CLI's --hlo). A given module replaces the
+// embedded one of the same name: it is what the caller asked to cost from.
+// Models found here (HloModel) point into these modules: the index must
+// outlive them.
 #pragma once
 
 #include <memory>
@@ -19,11 +21,22 @@ class HloModuleIndex {
   // `trace` and `extra` (may be null) must outlive the index.
   HloModuleIndex(const Trace& trace, const std::vector<HloModule>* extra);
 
-  // The instruction `op` names: in the embedded module of its program id
-  // (or, without ids, of its module name), else in a given module of its
-  // module name, else in the one given module that has an instruction of
-  // that name. nullptr when none has it.
-  const HloInstruction* find(const OpInfo& op);
+  struct Found {
+    const HloInstruction* instruction = nullptr;  // nullptr: no module has it
+    bool given = false;  // from a given module (--hlo), not the embedded HLO
+  };
+
+  // The instruction `op` names: in a given module of its module name (which
+  // replaces the embedded one), else in the embedded module of its program
+  // id (or, without ids, of its module name), else in the one given module
+  // that has an instruction of that name (a trace that does not name its
+  // modules, or names them otherwise than the dump).
+  Found find(const OpInfo& op);
+
+  // A note for each given module whose name no op of `trace` carries: it
+  // replaced nothing and matched ops only by instruction name. Empty when
+  // the trace names no modules at all.
+  std::vector<std::string> unused_given_notes() const;
 
   bool has_modules() const;
 

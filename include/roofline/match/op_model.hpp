@@ -38,6 +38,14 @@ struct HloModel {
 // -done, where a profiler shows the wait.
 struct AsyncStartModel {};
 
+// A while loop (or call, conditional) whose body ops the profiler timed on
+// rows of their own: those rows carry the loop's work, each occurrence one
+// trip, and this row only what the loop spends outside them (condition,
+// bookkeeping), so the loop is charged once (docs/report.md, "Loops").
+struct LoopContainerModel {
+  const HloInstruction* instruction = nullptr;  // the while; not owned
+};
+
 // Which peak times a matmul's arithmetic.
 enum class MatmulPeak : unsigned char {
   kComputeDtype,  // the peak of Matmul::compute()
@@ -121,13 +129,15 @@ struct XlaStatsModel {
   std::optional<GroupCollective> collective = {};
 };
 
-using OpModel = std::variant<HloModel, AsyncStartModel, MatmulModel, AttentionModel, ElementwiseModel,
+using OpModel = std::variant<HloModel, AsyncStartModel, LoopContainerModel, MatmulModel, AttentionModel, ElementwiseModel,
                              CollectiveModel, XlaStatsModel>;
 
 // The roofline of one occurrence of each model on `chip`.
 inline Prediction predict(const HloModel& m, const Chip& chip) { return predict(*m.instruction, chip); }
 
 inline Prediction predict(const AsyncStartModel&, const Chip& chip) { return predict(CostedOp{}, chip); }
+
+inline Prediction predict(const LoopContainerModel&, const Chip& chip) { return predict(CostedOp{}, chip); }
 
 // Defined in src/match/op_model.cc: a TF32 GEMM picks its own peak.
 Prediction predict(const MatmulModel& m, const Chip& chip);

@@ -17,7 +17,8 @@ namespace roofline {
 // How an op's cost was found; `kUnmatched` ops keep their measured time and
 // say why in `OpReport::reason`.
 enum class MatchSource : unsigned char {
-  kHloModule,    // instruction found in an HLO module (embedded HloProto or --hlo)
+  kHloModule,    // instruction found in the HLO the profiler embedded (HloProto in the .xplane.pb)
+  kHloGiven,     // instruction found in an HLO module the caller gave (ReportOptions::hlo_modules, --hlo)
   kOpHloText,    // the op's own HLO text recorded by the profiler
   kInputDims,    // a PyTorch kernel's launching op and its Input Dims
   kCollectiveArgs, // NCCL/RCCL kernel args: message size and group size
@@ -48,9 +49,16 @@ struct OpReport {
   double t_math_s = 0;
   double t_hbm_s = 0;
   double t_ici_s = 0;
-  double predicted_s = 0;   // roofline lower bound, max of the three per occurrence
+  // Host-offload transfers (to or from host memory, or a GPU memcpy between
+  // host and device): bytes over the host link (PCIe) and their time at the
+  // chip's PCIe bandwidth, 0 when the chip has no such figure. Not in
+  // ici_bytes / t_ici_s.
+  double host_bytes = 0;
+  double t_host_s = 0;
+  double predicted_s = 0;   // roofline lower bound, max of the terms per occurrence
   Bound bound = Bound::kMemory;
-  DType dtype = DType::kBF16;
+  bool host_bound = false;  // the host link is the largest term (shown as bound "host link")
+  std::optional<DType> dtype;  // of a predicted op; empty when not predicted
   // What XLA itself recorded for one occurrence, when the trace has it.
   std::optional<double> xla_flops;
   std::optional<double> xla_bytes;

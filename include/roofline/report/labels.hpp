@@ -1,0 +1,38 @@
+// Words every renderer of a report shares (text, Markdown, HTML, JSON,
+// CSV): how an op's bound, its cost source and a long kernel name are
+// shown, and the headline of a report in which nothing was predicted.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "roofline/report/report.hpp"
+
+namespace roofline {
+
+// The op's bound as shown: "compute", "memory", "communication", "host
+// link" (a host-offload transfer whose PCIe time is the largest term), "-"
+// for a predicted op that takes no time, "unknown" when not predicted.
+std::string op_bound_label(const OpReport& op);
+
+// A short tag for the text and Markdown tables ("hlo", "file", "dims",
+// "args", "xla", "-"); kCostSourceLegend says what each means.
+std::string_view cost_source_tag(MatchSource m);
+inline constexpr std::string_view kCostSourceLegend =
+    "src: hlo = HLO embedded in the profile, file = an HLO module given with --hlo, dims = the launching "
+    "op's Input Dims, args = collective args, xla = XLA's recorded flops/bytes, - = not predicted";
+
+// A kernel name fit for a table cell of at most `max` characters: long C++
+// names lose their "void " and parameter list, then their template
+// arguments ("ns::kernel<...>"), then are clipped with "...". Unchanged when
+// it already fits.
+std::string short_op_name(std::string_view name, std::size_t max);
+
+// When no op of the report has a prediction: the headline that says so and
+// why ("nothing could be predicted: 12 ops, 3.2 ms; main reasons: ..."),
+// the reasons ranked by the measured time they cover. Empty otherwise.
+std::optional<std::string> nothing_predicted_headline(const Report& report);
+
+}  // namespace roofline

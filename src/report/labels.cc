@@ -1,0 +1,95 @@
+// Shared words of the report renderers (roofline/report/labels.hpp).
+#include "roofline/report/labels.hpp"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "roofline/detail/cat.hpp"
+#include "roofline/format/units.hpp"
+
+namespace roofline {
+
+std::string op_bound_label(const OpReport& op) {
+  if (!op.predicted) return "unknown";
+  if (op.predicted_s <= 0) return "-";
+  if (op.host_bound) return "host link";
+  return std::string(bound_name(op.bound));
+}
+
+std::string_view cost_source_tag(MatchSource m) {
+  switch (m) {
+    case MatchSource::kHloModule: return "hlo";
+    case MatchSource::kHloGiven: return "file";
+    case MatchSource::kOpHloText: return "text";
+    case MatchSource::kInputDims: return "dims";
+    case MatchSource::kCollectiveArgs: return "args";
+    case MatchSource::kXlaStats: return "xla";
+    case MatchSource::kUnmatched: return "-";
+  }
+  return "-";
+}
+
+namespace {
+
+// `s` without the outermost <...> groups: "a<b<c>>::d<e>" -> "a<...>::d<...>".
+std::string without_template_args(std::string_view s) {
+  std::string out;
+  int depth = 0;
+  for (char c : s) {
+    if (c == '<') {
+      if (depth++ == 0) out += "<...>";
+    } else if (c == '>' && depth > 0) {
+      --depth;
+    } else if (depth == 0) {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// The end of the name proper: the '(' that opens the parameter list, not
+// one inside template arguments ("(anonymous namespace)").
+std::size_t parameter_list_at(std::string_view s) {
+  int depth = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '<') ++depth;
+    else if (s[i] == '>' && depth > 0) --depth;
+    else if (s[i] == '(' && depth == 0 && i > 0 && s.substr(i, 20) != "(anonymous namespace") return i;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+std::string short_op_name(std::string_view name, std::size_t max) {
+  if (name.size() <= max) return std::string(name);
+  std::string_view s = name;
+  if (s.substr(0, 5) == "void ") s.remove_prefix(5);
+  if (const std::size_t p = parameter_list_at(s); p != std::string_view::npos) s = s.substr(0, p);
+  std::string out(s);
+  if (out.size() > max) out = without_template_args(out);
+  if (out.size() > max) out = out.substr(0, max > 3 ? max - 3 : 0) + "...";
+  return out;
+}
+
+std::optional<std::string> nothing_predicted_headline(const Report& r) {
+  if (r.ops.empty() || std::any_of(r.ops.begin(), r.ops.end(), [](const OpReport& o) { return o.predicted; }))
+    return std::nullopt;
+  // Reasons by the measured time of the ops that give them.
+  std::map<std::string, double> by_reason;
+  double total = 0;
+  for (const OpReport& o : r.ops) {
+    by_reason[o.reason.empty() ? std::string("no cost found") : o.reason] += o.measured_s;
+    total += o.measured_s;
+  }
+  std::vector<std::pair<std::string, double>> ranked(by_reason.begin(), by_reason.end());
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string reasons;
+  for (std::size_t i = 0; i < ranked.size() && i < 3; ++i)
+    reasons += detail::cat(i ? "; " : "", ranked[i].first, " (", format_seconds(ranked[i].second), ")");
+  return detail::cat("nothing could be predicted: none of the ", r.ops.size(), " ops (", format_seconds(total),
+                     " measured) has a cost source; main reasons: ", reasons);
+}
+
+}  // namespace roofline
