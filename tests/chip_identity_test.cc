@@ -31,7 +31,6 @@ TEST_CASE("identify: every reported name in the real profiles denotes its chip")
   const Case cases[] = {
       {"Google", "TPU v6 Lite", 0, 0, 0, 0, "tpu-v6e"},                              // xprof/tpu_v6e_x4
       {"Nvidia", "NVIDIA A100-SXM4-80GB", 8, 0, 108, 84990623744, "a100-sxm"},      // hta/a100-80gb_16rank
-      {"Nvidia", "NVIDIA A100-PG509-200", 8, 0, 108, 42297524224, "a100-sxm"},      // hta/a100_alexnet, triton, ddp
       {"Nvidia", "Tesla V100-DGXS-32GB", 7, 0, 80, 34084028416, "v100-sxm2"},       // kineto/v100_resnet50
       {"Nvidia", "NVIDIA B200", 10, 0, 148, 191503138816, "b200"},                  // tracelens/b200x8_vllm
       {"Nvidia", "NVIDIA H100 80GB HBM3", 9, 0, 132, 85018279936, "h100-sxm"},      // tracelens/h100_*
@@ -114,7 +113,7 @@ TEST_CASE("identify: the capability signatures, memory telling parts of one die 
     const char* chip;
   };
   const Case cases[] = {
-      {"Nvidia", 8, 0, 108, 40, "NVIDIA A100-SXM4-40GB", "a100-sxm"},
+      {"Nvidia", 8, 0, 108, 40, "NVIDIA A100-SXM4-40GB", "a100-sxm-40gb"},
       {"Nvidia", 8, 0, 108, 80, "NVIDIA A100-SXM4-80GB", "a100-sxm"},
       {"Nvidia", 9, 0, 132, 80, "NVIDIA H100 80GB HBM3", "h100-sxm"},
       {"Nvidia", 9, 0, 132, 141, "NVIDIA H200", "h200"},
@@ -172,4 +171,41 @@ TEST_CASE("identify: a device that reported nothing is nothing") {
   CHECK(id.chip == nullptr);
   // A core count without a compute capability decides nothing.
   CHECK(identify_chip({.vendor = "Nvidia", .core_count = 132}).model.empty());
+}
+
+TEST_CASE("identify: an A100 that does not name its size is told by its memory (A100-PG509-200)") {
+  // hta/a100_alexnet_trace.json.gz, a100_triton_example and
+  // a100x2_resnet_ddp_nccl_data report this board name with totalGlobalMem
+  // 42,297,524,224 B (39.4 GiB), 108 SMs, cc 8.0: the 40 GB part.
+  const IdentifiedChip pg509 = identify_chip({.vendor = "Nvidia",
+                                              .model = "NVIDIA A100-PG509-200",
+                                              .compute_capability_major = 8,
+                                              .compute_capability_minor = 0,
+                                              .core_count = 108,
+                                              .memory_bytes = 42297524224.0});
+  CHECK(pg509.model == "NVIDIA A100-PG509-200");  // shown as reported
+  CHECK_FALSE(pg509.inferred);
+  CHECK(chip_of(pg509) == "a100-sxm-40gb");
+  CHECK(pg509.chip->hbm_bytes_per_s == 1.555e12);  // the datasheet's 40 GB SXM figure, not the 80 GB part's
+  CHECK(pg509.warning.empty());
+  // The same board name with 80 GB is the 80 GB part.
+  CHECK(chip_of(identify_chip({.model = "NVIDIA A100-PG509-200", .memory_bytes = 85e9})) == "a100-sxm");
+  // A name that states its size decides without the memory.
+  CHECK(chip_of(identify_chip({.model = "NVIDIA A100-SXM4-40GB"})) == "a100-sxm-40gb");
+  CHECK(chip_of(identify_chip({.model = "NVIDIA A100-SXM4-80GB"})) == "a100-sxm");
+  CHECK(identify_chip({.model = "NVIDIA A100-SXM4-40GB"}).warning.empty());
+}
+
+TEST_CASE("identify: an A100 whose size nothing says is the 80 GB part, with a warning") {
+  const IdentifiedChip named = identify_chip({.vendor = "Nvidia", .model = "NVIDIA A100-PG509-200"});
+  CHECK(chip_of(named) == "a100-sxm");
+  CHECK(named.warning ==
+        "'NVIDIA A100-PG509-200' does not say its memory size and the trace does not report it; taking "
+        "a100-sxm (HBM 2.039 TB/s), not a100-sxm-40gb (HBM 1.555 TB/s)");
+  // Capabilities without the memory size: the same choice and warning.
+  const IdentifiedChip inferred = identify_chip(
+      {.vendor = "Nvidia", .compute_capability_major = 8, .compute_capability_minor = 0, .core_count = 108});
+  CHECK(inferred.inferred);
+  CHECK(chip_of(inferred) == "a100-sxm");
+  CHECK_THAT(inferred.warning, Catch::StartsWith("'NVIDIA A100' does not say its memory size"));
 }

@@ -28,7 +28,7 @@ const std::set<std::string> kIssue2Chips = {
 
 const std::set<std::string> kRequiredChips = [] {
   std::set<std::string> all = kIssue2Chips;
-  all.insert({"v100-sxm2", "mi250"});
+  all.insert({"v100-sxm2", "mi250", "a100-sxm-40gb"});
   return all;
 }();
 

@@ -44,6 +44,9 @@ struct IdentifiedChip {
   bool inferred = false;  // `model` was inferred, not reported
   // The embedded chip `model` denotes (chip_for_device_name), or nullptr.
   const Chip* chip = nullptr;
+  // Set when the name leaves the part ambiguous and nothing settles it: an
+  // "A100" that states no memory size and reports none.
+  std::string warning{};
 };
 
 // Identifies a device. A reported name that denotes a chip is taken as it is;
@@ -53,6 +56,11 @@ struct IdentifiedChip {
 // unknown); cc 7.0 / 80 SMs (V100), 8.0 / 108 (A100 40 or 80 GB), 9.0 / 132
 // (H100 80 GB; H200 above 100 GB), 10.0 / 148 (B200). Inference needs the
 // compute capability major and the core count.
+//
+// One die sold with two memory sizes under a name that may not say which
+// (NVIDIA's "A100-PG509-200" board): the reported memory decides (A100 up to
+// 60 GB: a100-sxm-40gb, else a100-sxm). With no memory size it is the 80 GB
+// part, with a `warning`.
 IdentifiedChip identify_chip(const DeviceIdentity& device);
 
 // The embedded chip a profiler's device name denotes ("TPU v6 Lite" -> tpu-v6e,

@@ -3,11 +3,14 @@
 // against the embedded specs' device_names. chip_for_device_name
 // is the name half of it.
 #include <cctype>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "roofline/chip.hpp"
 #include "roofline/chip_identity.hpp"
+#include "roofline/detail/cat.hpp"
+#include "roofline/format/units.hpp"
 
 namespace roofline {
 namespace {
@@ -47,8 +50,10 @@ std::string infer_gpu_model(std::string_view vendor, int major, int minor, int c
   if (amd && major == 9 && minor == 0 && cores == 104) return "AMD Instinct MI250";
   if (!nvidia || amd) return "";
   if (major == 7 && minor == 0 && cores == 80) return "Tesla V100";
-  if (major == 8 && minor == 0 && cores == 108)
+  if (major == 8 && minor == 0 && cores == 108) {
+    if (memory_bytes <= 0) return "NVIDIA A100";  // the size is settled (or warned about) by identify_chip
     return gb > 60 ? "NVIDIA A100-SXM4-80GB" : "NVIDIA A100-SXM4-40GB";
+  }
   if (major == 9 && minor == 0 && cores == 132)
     return gb > 100 ? "NVIDIA H200" : "NVIDIA H100 80GB HBM3";
   if (major == 10 && minor == 0 && cores == 148) return "NVIDIA B200";
@@ -59,6 +64,27 @@ std::string infer_gpu_model(const DeviceIdentity& d) {
   if (!d.compute_capability_major || !d.core_count) return "";
   return infer_gpu_model(d.vendor, *d.compute_capability_major, d.compute_capability_minor.value_or(0),
                          *d.core_count, d.memory_bytes.value_or(0));
+}
+
+// A die sold with two memory sizes, and the models that name each.
+struct SizedFamily {
+  std::string_view token;  // lower case, as a name states it: "a100"
+  double split_bytes;      // at most this much memory: the small part
+  std::string_view small_model, large_model;
+};
+constexpr SizedFamily kSizedFamilies[] = {
+    // 40 GB HBM2 (a trace reports 42.3e9 B) against 80 GB HBM2e (85.0e9 B).
+    {"a100", 60e9, "NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-80GB"},
+};
+
+// A name that states the family but not the memory size: "NVIDIA
+// A100-PG509-200" (a 40 GB board) does, "NVIDIA A100-SXM4-80GB" does not.
+const SizedFamily* ambiguous_family(std::string_view model) {
+  const std::string m = lower(model);
+  if (m.find("gb") != std::string::npos) return nullptr;
+  for (const SizedFamily& f : kSizedFamilies)
+    if (denotes(m, f.token)) return &f;
+  return nullptr;
 }
 
 }  // namespace
@@ -76,18 +102,35 @@ const Chip* chip_for_device_name(std::string_view device_name) {
   return best;
 }
 
+// A name of a sized family (ambiguous_family) gets the part its memory
+// size denotes, the large one with a warning when there is none.
+void settle_size(IdentifiedChip& id, std::optional<double> memory_bytes) {
+  const SizedFamily* f = ambiguous_family(id.model);
+  if (!f) return;
+  const bool small = memory_bytes && *memory_bytes <= f->split_bytes;
+  id.chip = chip_for_device_name(small ? f->small_model : f->large_model);
+  if (memory_bytes || !id.chip) return;
+  const Chip* other = chip_for_device_name(f->small_model);
+  id.warning = detail::cat("'", id.model, "' does not say its memory size and the trace does not report it; taking ",
+                           id.chip->name, " (HBM ", format_si(id.chip->hbm_bytes_per_s, "B/s", 4), ")");
+  if (other)
+    id.warning += detail::cat(", not ", other->name, " (HBM ", format_si(other->hbm_bytes_per_s, "B/s", 4), ")");
+}
+
 IdentifiedChip identify_chip(const DeviceIdentity& device) {
   IdentifiedChip id{.model = device.model};
   if (!device.model.empty()) id.chip = chip_for_device_name(device.model);
   // A name that denotes a chip decides; so does any non-AMD name. An AMD name
   // may be generic, and a device with no name has only its capabilities.
   const bool may_infer = device.model.empty() || (id.chip == nullptr && is_amd(device.vendor));
-  if (!may_infer) return id;
-  std::string inferred = infer_gpu_model(device);
-  if (inferred.empty()) return id;
-  id.model = std::move(inferred);
-  id.inferred = true;
-  id.chip = chip_for_device_name(id.model);
+  if (may_infer) {
+    if (std::string inferred = infer_gpu_model(device); !inferred.empty()) {
+      id.model = std::move(inferred);
+      id.inferred = true;
+      id.chip = chip_for_device_name(id.model);
+    }
+  }
+  if (!id.chip) settle_size(id, device.memory_bytes);
   return id;
 }
 

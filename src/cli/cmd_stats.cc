@@ -1,7 +1,10 @@
 // roofline stats TRACE: what a measured trace spent its time on, per device
 // and per op, like a profiler's overview and HLO Op Stats pages.
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "roofline/chip.hpp"
 #include "roofline/format/terminal.hpp"
@@ -34,6 +37,26 @@ std::string module_label(const OpStat& o) {
   return o.program_id ? cat(o.module, "(", *o.program_id, ")") : o.module;
 }
 
+// The peaks a profiler recorded for its devices (XPlane device stats), as
+// the trace's own figures: the report predicts with the chip table's.
+void print_reported_peaks(const Trace& t, const TraceStats& s) {
+  std::vector<std::pair<std::string, std::string>> lines;  // figures, devices
+  for (const DeviceStats& d : s.devices) {
+    const DeviceCaps& caps = t.devices[d.device].caps;
+    if (!caps.peak_flops_per_s && !caps.hbm_bytes_per_s) continue;
+    std::string figures;
+    if (caps.peak_flops_per_s) figures = "peak " + format_si(*caps.peak_flops_per_s, "FLOP/s", 4);
+    if (caps.hbm_bytes_per_s)
+      figures += cat(figures.empty() ? "" : ", ", "HBM ", format_si(*caps.hbm_bytes_per_s, "B/s", 4));
+    auto it = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == figures; });
+    if (it == lines.end()) lines.push_back({figures, d.name});
+    else it->second += ", " + d.name;
+  }
+  for (const auto& [figures, devices] : lines)
+    std::printf("the trace's own figures for %s: %s (the report predicts with the chip table's: roofline chips)\n",
+                devices.c_str(), figures.c_str());
+}
+
 void print_text(const Trace& t, const TraceStats& s, std::size_t top) {
   std::string formats;
   for (TraceFormat f : t.formats) formats += cat(formats.empty() ? "" : ", ", trace_format_name(f));
@@ -42,8 +65,8 @@ void print_text(const Trace& t, const TraceStats& s, std::size_t top) {
   using A = TextTable::Align;
   TextTable dev({{"device"}, {"model"}, {"chip"}, {"ops", A::kRight}, {"window", A::kRight},
                  {"busy", A::kRight}, {"idle", A::kRight}, {"duty", A::kRight},
-                 {"compute", A::kRight}, {"collective", A::kRight}, {"exposed coll.", A::kRight},
-                 {"data mvmt", A::kRight}, {"steps", A::kRight}});
+                 {"compute", A::kRight}, {"collective", A::kRight}, {"data mvmt", A::kRight},
+                 {"sync", A::kRight}, {"steps", A::kRight}});
   for (const DeviceStats& d : s.devices) {
     std::string steps = "-";
     if (d.steps)
@@ -54,9 +77,13 @@ void print_text(const Trace& t, const TraceStats& s, std::size_t top) {
                  id.chip ? id.chip->name : "-", cat(d.op_events), format_seconds(d.window_s),
                  format_seconds(d.busy_s), format_seconds(d.idle_s), format_percent(d.duty_cycle),
                  format_seconds(d.compute_s), format_seconds(d.collective_s),
-                 format_seconds(d.exposed_collective_s), format_seconds(d.data_movement_s), steps});
+                 format_seconds(d.data_movement_s), format_seconds(d.sync_s), steps});
   }
-  std::printf("%s\n", dev.render().c_str());
+  std::printf("%s", dev.render().c_str());
+  std::printf("(busy = compute + collective + data mvmt: an instant when several run counts once, as compute, "
+              "else collective; sync is streams waiting, not busy)\n");
+  print_reported_peaks(t, s);
+  std::printf("\n");
 
   TextTable ops({{"module"}, {"op"}, {"category"}, {"count", A::kRight}, {"total", A::kRight},
                  {"mean", A::kRight}, {"median", A::kRight}, {"min", A::kRight}, {"max", A::kRight},
@@ -67,17 +94,22 @@ void print_text(const Trace& t, const TraceStats& s, std::size_t top) {
     ops.add_row({module_label(o), op_label(o, 60) + (o.async ? " (async)" : ""), o.category,
                  cat(o.count), format_seconds(o.total_s), format_seconds(o.mean_s),
                  format_seconds(o.median_s), format_seconds(o.min_s), format_seconds(o.max_s),
-                 o.async ? "-" : format_percent(o.share), o.flops ? format_si(static_cast<double>(*o.flops), "") : "-",
+                 o.async || o.op_class == OpClass::kSync ? "-" : format_percent(o.share), o.flops ? format_si(static_cast<double>(*o.flops), "") : "-",
                  o.bytes_accessed ? format_bytes(static_cast<double>(*o.bytes_accessed)) : "-"});
   }
   std::printf("top %zu of %zu ops by self time%s:\n%s\n", std::min(top, s.ops.size()), s.ops.size(),
               s.devices.size() > 1 ? ", all devices" : "", ops.render().c_str());
 
-  TextTable cats({{"category"}, {"class"}, {"count", A::kRight}, {"total", A::kRight}, {"share", A::kRight}});
-  for (const CategoryStat& c : s.categories)
+  TextTable cats({{"category"}, {"class"}, {"count", A::kRight}, {"self time", A::kRight}, {"share", A::kRight},
+                  {"busy", A::kRight}, {"of busy", A::kRight}});
+  for (const CategoryStat& c : s.categories) {
+    const bool sync = c.op_class == OpClass::kSync;
     cats.add_row({c.category.empty() ? "-" : c.category, std::string(op_class_name(c.op_class)),
-                  cat(c.count), format_seconds(c.total_s), format_percent(c.share)});
-  std::printf("categories:\n%s\n", cats.render().c_str());
+                  cat(c.count), format_seconds(c.total_s), sync ? "-" : format_percent(c.share),
+                  sync ? "-" : format_seconds(c.busy_s), sync ? "-" : format_percent(c.busy_share)});
+  }
+  std::printf("categories (busy: each busy instant counted once, so they add up to the busy time):\n%s\n",
+              cats.render().c_str());
 
   for (const DeviceStats& d : s.devices) {
     if (d.idle_gaps.empty()) continue;
@@ -95,6 +127,9 @@ void print_text(const Trace& t, const TraceStats& s, std::size_t top) {
       break;
     }
   }
+  for (const DeviceStats& d : s.devices)
+    if (const IdentifiedChip id = identify_device(t.devices[d.device]); !id.warning.empty())
+      std::printf("warning: %s: %s\n", for_terminal(d.name).c_str(), id.warning.c_str());
   for (const std::string& w : t.warnings) std::printf("warning: %s\n", for_terminal(w).c_str());
 }
 

@@ -17,6 +17,7 @@ namespace roofline {
 namespace {
 
 using detail::cat;
+using detail::class_label;
 
 // Two jit functions of one name are two programs: name them as XLA's "XLA
 // Modules" line does, "name(program id)", but only where it matters.
@@ -34,11 +35,13 @@ void name_programs(const Match& m, std::vector<OpReport>& ops) {
   }
 }
 
-// Busy, idle and wall time of the selected devices, from the trace's op
-// statistics.
-void add_devices(const Match& m, Report& r) {
+// Busy, idle and wall time of the selected devices, and their busy time by
+// class (compute, collective, data movement: each busy instant once), from
+// the trace's op statistics (compute_op_stats), so stats and report agree.
+void add_devices(const Match& m, Report& r, std::map<std::string, double>& busy_by_class) {
   ReportSummary& s = r.summary;
   const TraceStats stats = compute_op_stats(*m.trace, OpStatsOptions{.device_id = m.device_id});
+  double sync_s = 0;
   for (const DeviceStats& d : stats.devices) {
     if (std::find(m.devices.begin(), m.devices.end(), d.device) == m.devices.end()) continue;
     const Chip* chip = reported_chip(m.trace->devices[d.device]);
@@ -48,18 +51,30 @@ void add_devices(const Match& m, Report& r) {
     s.measured_s += d.busy_s;
     s.idle_s += d.idle_s;
     s.wall_s += d.window_s;
+    sync_s += d.sync_s;
+    busy_by_class[class_label(OpClass::kCompute)] += d.compute_s;
+    busy_by_class[class_label(OpClass::kCollective)] += d.collective_s;
+    busy_by_class[class_label(OpClass::kDataMovement)] += d.data_movement_s;
   }
   s.duty_cycle = s.wall_s > 0 ? s.measured_s / s.wall_s : 0;
+  if (sync_s > 0)
+    r.notes.push_back(cat("streams waited (CUDA Stream Sync / Stream Wait Event / Context Sync) for ",
+                          format_seconds(sync_s), ": not work, so not busy time, not in any category or op"));
 }
 
-// Predicted, matched, unmatched and async totals, FLOPs, and time per category.
-void add_totals(const Match& m, const std::vector<OpReport>& ops, ReportSummary& s) {
+// Predicted, matched, unmatched and async totals, FLOPs, and time per
+// category: its busy time from `busy_by_class` (so the categories add up to
+// the busy time, and with idle to the wall span), its roofline and op count
+// from the ops.
+void add_totals(const Match& m, const std::vector<OpReport>& ops, const std::map<std::string, double>& busy_by_class,
+                ReportSummary& s) {
   std::map<std::string, CategoryTime> cats;
+  for (const auto& [name, busy_s] : busy_by_class)
+    if (busy_s > 0) cats[name] = {.category = name, .measured_s = busy_s};
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const OpReport& o = ops[i];
     CategoryTime& c = cats[o.category];
     c.category = o.category;
-    c.measured_s += o.measured_s;
     if (!o.async) c.predicted_s += o.predicted_s;
     c.ops += 1;
     if (o.async) {
@@ -170,8 +185,9 @@ Report aggregate(const Match& m) {
   r.notes = m.notes;
   for (const MatchedOp& op : m.ops) r.ops.push_back(detail::op_report(*m.trace, op, chip));
   name_programs(m, r.ops);
-  add_devices(m, r);
-  add_totals(m, r.ops, r.summary);
+  std::map<std::string, double> busy_by_class;
+  add_devices(m, r, busy_by_class);
+  add_totals(m, r.ops, busy_by_class, r.summary);
   add_mfu(m, r.ops, r);
   add_steps(m, r);
   add_modules(r.ops, r.summary);

@@ -18,8 +18,7 @@ OpReport measured_figures(const Trace& trace, const OpGroup& g) {
   o.name = op.name;
   o.module = g.xla ? op.module : eager_module(trace, g);
   if (g.call != kNoCall) o.shapes = trace.calls[g.call].input_dims;
-  o.category = std::string(op_class_name(op.op_class));
-  std::replace(o.category.begin(), o.category.end(), '_', ' ');
+  o.category = class_label(op.op_class);
   o.hlo_category = op.category;
   o.count = g.count();
   o.measured_s = static_cast<double>(g.self_ps) * 1e-12;
@@ -88,6 +87,12 @@ void predicted_figures(OpReport& o, const Prediction& p, const CostSource& cost,
 }
 
 }  // namespace
+
+std::string class_label(OpClass c) {
+  std::string s(op_class_name(c));
+  std::replace(s.begin(), s.end(), '_', ' ');
+  return s;
+}
 
 OpReport op_report(const Trace& trace, const MatchedOp& m, const Chip& chip) {
   OpReport o = measured_figures(trace, m.group);

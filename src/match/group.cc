@@ -47,7 +47,9 @@ OpGroups group_ops(const Trace& trace, std::span<const std::size_t> devices) {
     out.event_group[di].assign(d.events.size(), -1);
     for (std::size_t ei = 0; ei < d.events.size(); ++ei) {
       const Event& e = d.events[ei];
-      if (d.lines[e.line].role != LineRole::kOps) continue;
+      // A sync event is a stream waiting, not an op to predict: the report
+      // gives its time in a note (aggregate.cc).
+      if (d.lines[e.line].role != LineRole::kOps || trace.ops[e.op].op_class == OpClass::kSync) continue;
       auto [it, fresh] = by_key.try_emplace(group_key(trace, e), out.groups.size());
       if (fresh) {
         OpGroup g{.op = e.op, .xla = is_xla_op(trace.ops[e.op])};

@@ -2,10 +2,13 @@
 #include "roofline/match/identify.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "absl/status/status.h"
 #include "roofline/detail/cat.hpp"
+#include "roofline/format/units.hpp"
+#include "src/match/peaks.hpp"
 
 namespace roofline {
 
@@ -43,6 +46,41 @@ absl::StatusOr<std::vector<std::size_t>> select_devices(const Trace& trace, std:
   return absl::InvalidArgumentError(cat(trace.source, ": the trace has no device op events to report on"));
 }
 
+namespace {
+
+// Notes where the trace's own figures for the devices (XPlane device stats)
+// differ from `chip`'s beyond kPeakNoteTolerance: one per quantity and value.
+void note_reported_peaks(const Trace& trace, std::span<const std::size_t> devices, const Chip& chip,
+                         std::vector<std::string>& notes) {
+  struct Figure {
+    std::string what;
+    double reported, table;
+    std::string unit, device;
+    int others = 0;
+  };
+  std::vector<Figure> differing;
+  auto check = [&](std::string what, std::optional<double> reported, double table, std::string unit,
+                   const Device& d) {
+    if (!reported || table <= 0 || std::abs(*reported - table) <= kPeakNoteTolerance * table) return;
+    for (Figure& f : differing)
+      if (f.what == what && f.reported == *reported) return void(++f.others);
+    differing.push_back({std::move(what), *reported, table, std::move(unit), d.name});
+  };
+  const double bf16 = detail::peak_flops_per_s(chip, DType::kBF16);
+  for (std::size_t i : devices) {
+    const Device& d = trace.devices[i];
+    check("bf16 peak", d.caps.peak_flops_per_s, bf16, "FLOP/s", d);
+    check("HBM bandwidth", d.caps.hbm_bytes_per_s, chip.hbm_bytes_per_s, "B/s", d);
+  }
+  for (const Figure& f : differing)
+    notes.push_back(cat("the trace reports a ", f.what, " of ", format_si(f.reported, f.unit.c_str(), 4), " for ",
+                        f.device, f.others > 0 ? cat(" (and ", f.others, " more)") : std::string(), "; ",
+                        chip.name, "'s is ", format_si(f.table, f.unit.c_str(), 4),
+                        ", which the predictions use"));
+}
+
+}  // namespace
+
 absl::StatusOr<ChipChoice> decide_chip(const Trace& trace, std::span<const std::size_t> devices,
                                        const Chip* given) {
   if (given) {
@@ -51,18 +89,22 @@ absl::StatusOr<ChipChoice> decide_chip(const Trace& trace, std::span<const std::
       const Device& d = trace.devices[i];
       const Chip* reported = reported_chip(d);
       if (reported && reported->name != given->name) {
-        c.note = cat("the trace says the devices are ", identify_device(d).model, " (", reported->name,
+        c.notes.push_back(cat("the trace says the devices are ", identify_device(d).model, " (", reported->name,
                      "); predicting on ",
-                     given->name, " as asked");
+                     given->name, " as asked"));
         break;
       }
     }
     return c;
   }
-  for (std::size_t i : devices)
-    if (const Chip* reported = reported_chip(trace.devices[i]))
-      return ChipChoice{.chip = reported,
-                        .source = cat("detected from device '", identify_device(trace.devices[i]).model, "'")};
+  for (std::size_t i : devices) {
+    const IdentifiedChip id = identify_device(trace.devices[i]);
+    if (!id.chip) continue;
+    ChipChoice c{.chip = id.chip, .source = cat("detected from device '", id.model, "'")};
+    if (!id.warning.empty()) c.notes.push_back(id.warning);
+    note_reported_peaks(trace, devices, *id.chip, c.notes);
+    return c;
+  }
   if (devices.empty()) return absl::InvalidArgumentError(cat(trace.source, ": no devices to tell the chip of"));
   const Device& d = trace.devices[devices.front()];
   const std::string model = identify_device(d).model;

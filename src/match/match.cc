@@ -78,7 +78,7 @@ absl::StatusOr<Match> match(const Trace& trace, const ReportOptions& options) {
   absl::StatusOr<ChipChoice> chip = decide_chip(trace, m.devices, options.chip);
   if (!chip.ok()) return chip.status();
   m.chip = *std::move(chip);
-  if (m.chip.note) m.notes.push_back(*m.chip.note);
+  for (const std::string& n : m.chip.notes) m.notes.push_back(n);
   m.target_chip = options.target_chip;
   if (std::optional<std::string> caveat = cpu_profile_caveat(trace, m)) m.notes.push_back(*std::move(caveat));
   // 2. group

@@ -33,7 +33,9 @@ Json category_json(const CategoryStat& c) {
                        {"class", op_class_name(c.op_class)},
                        {"count", c.count},
                        {"total_s", c.total_s},
-                       {"share", c.share}});
+                       {"share", c.share},
+                       {"busy_s", c.busy_s},
+                       {"busy_share", c.busy_share}});
 }
 
 Json idle_gaps_json(const DeviceStats& d) {
@@ -67,8 +69,9 @@ Json device_json(const Trace& t, const DeviceStats& d) {
                        {"model", id.model},
                        {"model_inferred", id.inferred},
                        {"chip", chip ? Json(chip->name) : Json()},
-                       {"peak_flops_per_s", dev.caps.peak_flops_per_s},
-                       {"hbm_bytes_per_s", dev.caps.hbm_bytes_per_s},
+                       {"chip_warning", id.warning.empty() ? Json() : Json(id.warning)},
+                       {"trace_peak_flops_per_s", dev.caps.peak_flops_per_s},
+                       {"trace_hbm_bytes_per_s", dev.caps.hbm_bytes_per_s},
                        {"op_events", d.op_events},
                        {"wall_s", d.window_s},
                        {"busy_s", d.busy_s},
@@ -77,7 +80,7 @@ Json device_json(const Trace& t, const DeviceStats& d) {
                        {"compute_s", d.compute_s},
                        {"collective_s", d.collective_s},
                        {"data_movement_s", d.data_movement_s},
-                       {"exposed_collective_s", d.exposed_collective_s},
+                       {"sync_s", d.sync_s},
                        {"steps", steps_json(d.steps)},
                        {"idle_gaps", idle_gaps_json(d)}});
 }
@@ -100,6 +103,7 @@ Json to_json(const Trace& trace, const TraceStats& s, std::size_t max_ops) {
                        {"busy_s", s.busy_s},
                        {"idle_s", s.idle_s},
                        {"duty_cycle", s.duty_cycle},
+                       {"sync_s", s.sync_s},
                        {"ops", std::move(ops)},
                        {"categories", std::move(categories)},
                        {"warnings", trace.warnings}});

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "absl/container/flat_hash_map.h"
 
@@ -30,19 +31,6 @@ std::vector<Interval> merge(std::vector<Interval> v) {
 std::int64_t length(const std::vector<Interval>& v) {
   std::int64_t n = 0;
   for (const Interval& i : v) n += i.end - i.start;
-  return n;
-}
-
-// Length of the intersection of two sorted disjoint unions.
-std::int64_t overlap(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  std::int64_t n = 0;
-  std::size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    const std::int64_t s = std::max(a[i].start, b[j].start);
-    const std::int64_t e = std::min(a[i].end, b[j].end);
-    if (e > s) n += e - s;
-    (a[i].end < b[j].end) ? ++i : ++j;
-  }
   return n;
 }
 
@@ -80,9 +68,14 @@ OpStat finish_op(const Trace& t, std::uint32_t op, Accum& a, double denominator_
   return s;
 }
 
-// Ops in flight on async lines are listed after the ops that keep the device busy.
+// Ops that keep the device busy: not in flight on an async line, not a
+// stream waiting.
+bool busy_row(const OpStat& o) { return !o.async && o.op_class != OpClass::kSync; }
+
+// Ops in flight on async lines and sync waits are listed after the ops that
+// keep the device busy.
 bool by_total(const OpStat& a, const OpStat& b) {
-  if (a.async != b.async) return b.async;
+  if (busy_row(a) != busy_row(b)) return busy_row(a);
   if (a.total_s != b.total_s) return a.total_s > b.total_s;
   return a.op < b.op;
 }
@@ -91,37 +84,17 @@ bool by_total(const OpStat& a, const OpStat& b) {
 // line (its issue) are different rows.
 std::uint64_t row_key(std::uint32_t op, bool async) { return (std::uint64_t{op} << 1) | (async ? 1 : 0); }
 
-std::vector<CategoryStat> categories_of(const std::vector<OpStat>& ops, double denominator_s) {
-  // By category and class: NCCL kernels and GEMMs are both "kernel".
-  std::map<std::pair<std::string, OpClass>, CategoryStat> by;
-  for (const OpStat& o : ops) {
-    if (o.async) continue;
-    CategoryStat& c = by[{o.category, o.op_class}];
-    c.category = o.category;
-    c.op_class = o.op_class;
-    c.count += o.count;
-    c.total_s += o.total_s;
-  }
-  std::vector<CategoryStat> out;
-  for (auto& [k, c] : by) {
-    c.share = denominator_s > 0 ? c.total_s / denominator_s : 0;
-    out.push_back(c);
-  }
-  std::sort(out.begin(), out.end(), [](const CategoryStat& a, const CategoryStat& b) {
-    if (a.total_s != b.total_s) return a.total_s > b.total_s;
-    return a.category < b.category;
-  });
-  return out;
-}
-
 struct Segment {
   std::int64_t start, end;
   std::uint32_t op;
 };
 
-// Host timelines as segments naming the innermost event running, so a gap is
-// explained by what the host was actually doing, not by its outer frames.
-std::vector<Segment> innermost_segments(const Device& h) {
+// A timeline as segments naming the innermost event running: on a host, so
+// a gap is explained by what the host was actually doing, not by its outer
+// frames; on a device, each op's self time as intervals. Only events `keep`
+// accepts take part.
+template <class Keep>
+std::vector<Segment> innermost_segments(const Device& h, Keep keep) {
   std::vector<Segment> out;
   std::vector<const Event*> stack;
   std::int64_t cursor = 0;
@@ -137,6 +110,7 @@ std::vector<Segment> innermost_segments(const Device& h) {
     }
   };
   for (const Event& e : h.events) {
+    if (!keep(e)) continue;
     if (e.line != line) {
       drain(std::numeric_limits<std::int64_t>::max());
       line = e.line;
@@ -181,7 +155,7 @@ class HostSegments {
     std::vector<Segment> segs;
     for (const Device& h : t_.hosts) {
       if (!host.empty() && !h.host.empty() && h.host != host) continue;
-      std::vector<Segment> s = innermost_segments(h);
+      std::vector<Segment> s = innermost_segments(h, [](const Event&) { return true; });
       segs.insert(segs.end(), s.begin(), s.end());
     }
     return by_host_.emplace(host, std::move(segs)).first->second;
@@ -192,14 +166,13 @@ class HostSegments {
   std::map<std::string, std::vector<Segment>> by_host_;
 };
 
-// One device's op events: self times per op row, and the intervals the
-// device was busy with each class of op.
+// One device's op events: self times per op row, the window of its busy
+// ops and the sum of their self times.
 struct DeviceEvents {
   absl::flat_hash_map<std::uint64_t, Accum> ops;
-  std::vector<Interval> busy, compute, collective, movement;
   std::int64_t first = std::numeric_limits<std::int64_t>::max();
   std::int64_t last = std::numeric_limits<std::int64_t>::min();
-  std::int64_t sync_self_ps = 0, events = 0;
+  std::int64_t busy_self_ps = 0, events = 0;
 };
 
 // Also adds each event's self time to `all_ops`, the rows over all devices.
@@ -216,17 +189,10 @@ DeviceEvents collect_events(const Trace& t, const Device& d, absl::flat_hash_map
     Accum& g = all_ops[row_key(e.op, async)];
     g.async = async;
     g.self_ps.push_back(e.self_ps);
-    if (async) continue;
-    out.sync_self_ps += e.self_ps;
+    if (async || t.ops[e.op].op_class == OpClass::kSync) continue;
+    out.busy_self_ps += e.self_ps;
     out.first = std::min(out.first, e.start_ps);
     out.last = std::max(out.last, e.end_ps());
-    const Interval iv{e.start_ps, e.end_ps()};
-    out.busy.push_back(iv);
-    switch (t.ops[e.op].op_class) {
-      case OpClass::kCompute: out.compute.push_back(iv); break;
-      case OpClass::kCollective: out.collective.push_back(iv); break;
-      case OpClass::kDataMovement: out.movement.push_back(iv); break;
-    }
   }
   return out;
 }
@@ -271,22 +237,137 @@ std::vector<IdleGap> idle_gaps(const Trace& t, const std::vector<Interval>& busy
   return out;
 }
 
-// Window, busy, idle and per-class time of a device with op events; returns
-// the busy stretches (empty when the ops took no time).
-std::vector<Interval> fill_busy(DeviceStats& ds, DeviceEvents& ev) {
-  std::vector<Interval> busy_u = merge(std::move(ev.busy));
-  const std::vector<Interval> compute_u = merge(std::move(ev.compute));
-  const std::vector<Interval> coll_u = merge(std::move(ev.collective));
+// Rank of a class in the split of busy time: an instant when ops of several
+// classes run is charged to the lowest rank.
+int class_rank(OpClass c) {
+  switch (c) {
+    case OpClass::kCompute: return 0;
+    case OpClass::kCollective: return 1;
+    case OpClass::kDataMovement: return 2;
+    case OpClass::kSync: return 3;
+  }
+  return 3;
+}
+
+// Busy time charged to each key: at every instant, the lowest key among the
+// segments running. The charges add up to the length of the segments' union.
+std::vector<std::int64_t> charge(const std::vector<Segment>& segs,
+                                 const absl::flat_hash_map<std::uint32_t, std::size_t>& key_of, std::size_t keys) {
+  struct Edge {
+    std::int64_t at;
+    std::size_t key;
+    int delta;
+  };
+  std::vector<Edge> edges;
+  edges.reserve(2 * segs.size());
+  for (const Segment& s : segs) {
+    const std::size_t k = key_of.at(s.op);
+    edges.push_back({s.start, k, +1});
+    edges.push_back({s.end, k, -1});
+  }
+  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.at < b.at; });
+  std::vector<std::int64_t> out(keys, 0);
+  std::vector<std::int64_t> running(keys, 0);
+  std::set<std::size_t> active;
+  std::int64_t prev = 0;
+  for (const Edge& e : edges) {
+    if (!active.empty()) out[*active.begin()] += e.at - prev;
+    prev = e.at;
+    if ((running[e.key] += e.delta) == 0) active.erase(e.key);
+    else active.insert(e.key);
+  }
+  return out;
+}
+
+// Window, busy, idle, the split of busy time by class and category, and sync
+// time of a device with op events; returns the busy stretches (empty when
+// the busy ops took no time).
+std::vector<Interval> fill_busy(const Trace& t, const Device& d, DeviceStats& ds, const DeviceEvents& ev) {
+  // Categories of the busy rows, ranked: class, then more self time first.
+  std::map<std::pair<std::string, OpClass>, CategoryStat> by;
+  for (const OpStat& o : ds.ops) {
+    if (o.async) continue;
+    CategoryStat& c = by[{o.category, o.op_class}];
+    c.category = o.category;
+    c.op_class = o.op_class;
+    c.count += o.count;
+    c.total_s += o.total_s;
+  }
+  std::vector<CategoryStat> cats;
+  for (auto& [k, c] : by) cats.push_back(std::move(c));
+  std::sort(cats.begin(), cats.end(), [](const CategoryStat& a, const CategoryStat& b) {
+    if (class_rank(a.op_class) != class_rank(b.op_class)) return class_rank(a.op_class) < class_rank(b.op_class);
+    if (a.total_s != b.total_s) return a.total_s > b.total_s;
+    return a.category < b.category;
+  });
+  absl::flat_hash_map<std::uint32_t, std::size_t> key_of;
+  for (const OpStat& o : ds.ops) {
+    if (o.async) continue;
+    for (std::size_t k = 0; k < cats.size(); ++k)
+      if (cats[k].category == o.category && cats[k].op_class == o.op_class) key_of[o.op] = k;
+  }
+
+  auto on_ops_line = [&](const Event& e) { return d.lines[e.line].role == LineRole::kOps; };
+  const std::vector<Segment> work = innermost_segments(
+      d, [&](const Event& e) { return on_ops_line(e) && t.ops[e.op].op_class != OpClass::kSync; });
+  const std::vector<Segment> sync = innermost_segments(
+      d, [&](const Event& e) { return on_ops_line(e) && t.ops[e.op].op_class == OpClass::kSync; });
+  const std::vector<std::int64_t> charged = charge(work, key_of, cats.size());
+  std::vector<Interval> busy_u, sync_u;
+  for (const Segment& s : work) busy_u.push_back({s.start, s.end});
+  for (const Segment& s : sync) sync_u.push_back({s.start, s.end});
+  busy_u = merge(std::move(busy_u));
+  ds.sync_s = static_cast<double>(length(merge(std::move(sync_u)))) * kPs;
+
+  const std::int64_t busy_ps = length(busy_u);
+  std::int64_t by_class[4] = {0, 0, 0, 0};
+  const double denominator = static_cast<double>(ev.busy_self_ps) * kPs;
+  for (std::size_t k = 0; k < cats.size(); ++k) {
+    by_class[class_rank(cats[k].op_class)] += charged[k];
+    cats[k].busy_s = static_cast<double>(charged[k]) * kPs;
+    cats[k].busy_share = busy_ps > 0 ? static_cast<double>(charged[k]) / static_cast<double>(busy_ps) : 0;
+    cats[k].share = denominator > 0 ? cats[k].total_s / denominator : 0;
+  }
+  std::stable_sort(cats.begin(), cats.end(), [](const CategoryStat& a, const CategoryStat& b) {
+    if (a.busy_s != b.busy_s) return a.busy_s > b.busy_s;
+    return a.total_s > b.total_s;
+  });
+  ds.categories = std::move(cats);
   if (busy_u.empty()) return busy_u;
   ds.window_s = static_cast<double>(ev.last - ev.first) * kPs;
-  ds.busy_s = static_cast<double>(length(busy_u)) * kPs;
+  ds.busy_s = static_cast<double>(busy_ps) * kPs;
   ds.idle_s = ds.window_s - ds.busy_s;
   ds.duty_cycle = ds.window_s > 0 ? ds.busy_s / ds.window_s : 1.0;
-  ds.compute_s = static_cast<double>(length(compute_u)) * kPs;
-  ds.collective_s = static_cast<double>(length(coll_u)) * kPs;
-  ds.data_movement_s = static_cast<double>(length(merge(std::move(ev.movement)))) * kPs;
-  ds.exposed_collective_s = static_cast<double>(length(coll_u) - overlap(coll_u, compute_u)) * kPs;
+  ds.compute_s = static_cast<double>(by_class[0]) * kPs;
+  ds.collective_s = static_cast<double>(by_class[1]) * kPs;
+  ds.data_movement_s = static_cast<double>(by_class[2]) * kPs;
   return busy_u;
+}
+
+// Over all devices: the categories by (category, class), their sums.
+std::vector<CategoryStat> merge_categories(const std::vector<DeviceStats>& devices, double denominator_s,
+                                           double busy_s) {
+  std::map<std::pair<std::string, OpClass>, CategoryStat> by;
+  for (const DeviceStats& d : devices)
+    for (const CategoryStat& c : d.categories) {
+      CategoryStat& m = by[{c.category, c.op_class}];
+      m.category = c.category;
+      m.op_class = c.op_class;
+      m.count += c.count;
+      m.total_s += c.total_s;
+      m.busy_s += c.busy_s;
+    }
+  std::vector<CategoryStat> out;
+  for (auto& [k, c] : by) {
+    c.share = denominator_s > 0 ? c.total_s / denominator_s : 0;
+    c.busy_share = busy_s > 0 ? c.busy_s / busy_s : 0;
+    out.push_back(std::move(c));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const CategoryStat& a, const CategoryStat& b) {
+    if (a.busy_s != b.busy_s) return a.busy_s > b.busy_s;
+    return a.total_s > b.total_s;
+  });
+  return out;
 }
 
 // The device's steps, else its host's (those of this device's host when
@@ -318,17 +399,17 @@ TraceStats compute_op_stats(const Trace& t, const OpStatsOptions& options) {
     ds.host = d.host;
     ds.model = d.model;
     ds.op_events = ev.events;
-    const std::vector<Interval> busy = fill_busy(ds, ev);
-    if (!busy.empty())
-      ds.idle_gaps = idle_gaps(t, busy, t.hosts.empty() ? nullptr : &host_segments.of(d.host), options);
-    const double denominator = static_cast<double>(ev.sync_self_ps) * kPs;
+    const double denominator = static_cast<double>(ev.busy_self_ps) * kPs;
     for (auto& [key, a] : ev.ops) ds.ops.push_back(finish_op(t, static_cast<std::uint32_t>(key >> 1), a, denominator));
     std::sort(ds.ops.begin(), ds.ops.end(), by_total);
-    ds.categories = categories_of(ds.ops, denominator);
+    const std::vector<Interval> busy = fill_busy(t, d, ds, ev);
+    if (!busy.empty())
+      ds.idle_gaps = idle_gaps(t, busy, t.hosts.empty() ? nullptr : &host_segments.of(d.host), options);
     ds.steps = device_steps(t, d);
     all_denominator += denominator;
     out.busy_s += ds.busy_s;
     out.idle_s += ds.idle_s;
+    out.sync_s += ds.sync_s;
     window_sum += ds.window_s;
     out.devices.push_back(std::move(ds));
   }
@@ -336,7 +417,7 @@ TraceStats compute_op_stats(const Trace& t, const OpStatsOptions& options) {
   for (auto& [key, a] : all_ops)
     out.ops.push_back(finish_op(t, static_cast<std::uint32_t>(key >> 1), a, all_denominator));
   std::sort(out.ops.begin(), out.ops.end(), by_total);
-  out.categories = categories_of(out.ops, all_denominator);
+  out.categories = merge_categories(out.devices, all_denominator, out.busy_s);
   return out;
 }
 

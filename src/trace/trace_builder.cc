@@ -34,15 +34,6 @@ std::string_view line_role_name(LineRole r) {
   return "other";
 }
 
-std::string_view op_class_name(OpClass c) {
-  switch (c) {
-    case OpClass::kCompute: return "compute";
-    case OpClass::kCollective: return "collective";
-    case OpClass::kDataMovement: return "data_movement";
-  }
-  return "compute";
-}
-
 std::string_view trace_format_name(TraceFormat f) {
   switch (f) {
     case TraceFormat::kXPlane: return "xplane";
@@ -56,20 +47,7 @@ std::string_view trace_format_name(TraceFormat f) {
 namespace detail {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-template <std::size_t N>
-bool contains_any(std::string_view haystack, const std::string_view (&needles)[N]) {
-  for (std::string_view n : needles)
-    if (haystack.find(n) != std::string_view::npos) return true;
-  return false;
-}
 
 }  // namespace
 
@@ -114,32 +92,6 @@ LineRole device_line_role(DeviceKind kind, std::string_view name) {
       name == "TensorFlow Ops" || name == "TensorFlow Name Scope")
     return LineRole::kDerived;
   return LineRole::kOther;
-}
-
-OpClass classify_op(std::string_view category, std::string_view name, std::string_view kernel) {
-  const std::string cat = lower(category);
-  const std::string n = lower(name);
-  const std::string k = lower(kernel);
-  static constexpr std::string_view kCollectiveWords[] = {
-      "all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute",
-      "collective-broadcast", "ragged-all-to-all", "nccl", "rccl", "all_reduce", "allreduce",
-      "all_gather", "allgather", "reduce_scatter", "reducescatter", "alltoall", "all_to_all",
-      "sendrecv", "collective"};
-  if (contains_any(cat, kCollectiveWords) || contains_any(n, kCollectiveWords) ||
-      contains_any(k, kCollectiveWords) || cat == "send" || cat == "recv" ||
-      starts_with(n, "send.") || starts_with(n, "recv.") || n == "send" || n == "recv" ||
-      starts_with(n, "send-done") || starts_with(n, "recv-done"))
-    return OpClass::kCollective;
-  static constexpr std::string_view kMoveCategories[] = {
-      "gpu_memcpy", "gpu_memset", "memcpy", "memset", "copy", "copy-start", "copy-done",
-      "async-copy", "host offload"};
-  for (std::string_view m : kMoveCategories)
-    if (cat == m) return OpClass::kDataMovement;
-  if (starts_with(n, "memcpy") || starts_with(n, "memset") || starts_with(n, "copy-start") ||
-      starts_with(n, "copy-done") || n == "copy" || starts_with(n, "copy.") ||
-      starts_with(k, "memcpy") || starts_with(k, "memset") || k.find("copybuffer") != std::string::npos)
-    return OpClass::kDataMovement;
-  return OpClass::kCompute;
 }
 
 ModuleName split_module_name(std::string_view s) {
@@ -221,20 +173,24 @@ bool event_order(const Event& a, const Event& b) {
 
 // Parent links and self time on each line. An event is a child when it lies
 // wholly inside an enclosing one; a partial overlap (rounding in exports)
-// makes siblings, never negative self time.
-void nest(Device& d) {
+// makes siblings, never negative self time. A sync event (a stream waiting,
+// OpClass::kSync) is not work: it nests only in other sync events and never
+// takes self time from the kernel it overlaps on its stream.
+void nest(Device& d, const std::vector<OpInfo>& ops) {
   if (!std::is_sorted(d.events.begin(), d.events.end(), event_order))
     std::stable_sort(d.events.begin(), d.events.end(), event_order);
-  std::vector<std::int32_t> stack;
+  std::vector<std::int32_t> stacks[2];  // work, sync
   std::uint32_t line = ~0u;
   for (std::size_t i = 0; i < d.events.size(); ++i) {
     Event& e = d.events[i];
     e.self_ps = e.duration_ps;
     e.parent = kNoParent;
     if (e.line != line) {
-      stack.clear();
+      stacks[0].clear();
+      stacks[1].clear();
       line = e.line;
     }
+    std::vector<std::int32_t>& stack = stacks[e.op < ops.size() && ops[e.op].op_class == OpClass::kSync ? 1 : 0];
     while (!stack.empty()) {
       const Event& top = d.events[static_cast<std::size_t>(stack.back())];
       if (e.start_ps >= top.start_ps && e.end_ps() <= top.end_ps()) break;
@@ -361,11 +317,11 @@ void synthesize_cpu_devices(Trace& t, const Ordinals& ordinals) {
 absl::Status TraceBuilder::finish() {
   synthesize_cpu_devices(trace_, device_ordinals_);
   for (Device& d : trace_.devices) {
-    nest(d);
+    nest(d, trace_.ops);
     attribute_modules(d, *this);
     collect_steps(d, trace_);
   }
-  for (Device& h : trace_.hosts) nest(h);
+  for (Device& h : trace_.hosts) nest(h, trace_.ops);
   std::stable_sort(trace_.host_steps.begin(), trace_.host_steps.end(),
                    [](const Step& a, const Step& b) { return a.start_ps < b.start_ps; });
   std::stable_sort(trace_.devices.begin(), trace_.devices.end(), [](const Device& a, const Device& b) {

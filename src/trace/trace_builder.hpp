@@ -30,7 +30,8 @@ PlaneKind classify_plane(std::string_view plane_name);
 // timeline is the raw "Stream #N" lines; "XLA Ops" there is viewer-derived.
 LineRole device_line_role(DeviceKind kind, std::string_view name);
 
-// Compute / collective / data movement from the category and names.
+// Compute / collective / data movement / sync from the category and names
+// (src/trace/op_class.cc).
 OpClass classify_op(std::string_view category, std::string_view name, std::string_view kernel);
 
 // "jit_f(12190760917235803885)" -> {"jit_f", 12190760917235803885}.

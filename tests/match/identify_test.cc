@@ -29,14 +29,14 @@ TEST_CASE("identify: the chip the device reports, a given one with a note when t
   REQUIRE(detected.ok());
   CHECK(detected->chip == &roofline::chip("h100-sxm"));
   CHECK_THAT(detected->source, Catch::StartsWith("detected from device '"));
-  CHECK_FALSE(detected->note.has_value());
+  CHECK(detected->notes.empty());
 
   auto given = roofline::decide_chip(*t, *devices, &roofline::chip("a100-sxm"));
   REQUIRE(given.ok());
   CHECK(given->chip == &roofline::chip("a100-sxm"));
   CHECK(given->source == roofline::kGivenChipSource);
-  REQUIRE(given->note.has_value());
-  CHECK_THAT(*given->note, Catch::EndsWith("(h100-sxm); predicting on a100-sxm as asked"));
+  REQUIRE(given->notes.size() == 1);
+  CHECK_THAT(given->notes[0], Catch::EndsWith("(h100-sxm); predicting on a100-sxm as asked"));
 }
 
 TEST_CASE("identify: a device that names no chip asks for one in the library's words") {

@@ -58,7 +58,7 @@ TEST_CASE("real v6e: the broadcast_add fusions are memory-bound at about 80% of 
     REQUIRE(op.xla_bytes.has_value());
     CHECK(*op.xla_bytes == 10'737'418'240.0);
     // SOURCES.md: medians 7.92-8.15 ms = 80-83% of 1638 GB/s. Our mean over
-    // all occurrences against the spec's 1.6e12 lands between 75% and 95%.
+    // all occurrences against the spec's 1.638e12 lands between 75% and 95%.
     CHECK(op.bw_util > 0.75);
     CHECK(op.bw_util < 0.95);
     CHECK(op.ratio > 1.0);

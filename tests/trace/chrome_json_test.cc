@@ -107,10 +107,12 @@ TEST_CASE("json: busy, idle, class split and what the host did in the largest ga
   CHECK(d.busy_s == Approx(80.5e-6));
   CHECK(d.idle_s == Approx(124.5e-6));
   CHECK(d.duty_cycle == Approx(80.5 / 205.0));
-  // Compute: while.1 (50) + fusion.1 in jit_g (10); collective: all-reduce.1, not overlapped.
+  // Compute: while.1 (50) + fusion.1 in jit_g (10); collective: all-reduce.1,
+  // not overlapped. They add up to busy.
   CHECK(d.compute_s == Approx(60e-6));
   CHECK(d.collective_s == Approx(20.5e-6));
-  CHECK(d.exposed_collective_s == Approx(20.5e-6));
+  CHECK(d.data_movement_s == 0);
+  CHECK(d.compute_s + d.collective_s + d.data_movement_s == Approx(d.busy_s));
   REQUIRE(d.idle_gaps.size() == 2);
   // Largest gap 90.5..205 us. The host ran PjitFunction(g) 95..215 with
   // LoadProgram 100..150 inside: innermost, LoadProgram 50 us and
@@ -179,10 +181,12 @@ TEST_CASE("json: Kineto - overlapping streams, exposed communication, steps") {
   CHECK(d.window_s == Approx(104e-6));
   CHECK(d.busy_s == Approx(74e-6));
   CHECK(d.compute_s == Approx(40.5e-6));
-  CHECK(d.collective_s == Approx(50e-6));
-  // NCCL not hidden by compute: 50 - (10.5 + 10) = 29.5 us.
-  CHECK(d.exposed_collective_s == Approx(29.5e-6));
+  // Busy time split, compute first: the NCCL kernel's 50 us less the 10.5 + 10
+  // us that compute hides = 29.5 us of exposed communication.
+  CHECK(d.collective_s == Approx(29.5e-6));
   CHECK(d.data_movement_s == Approx(4e-6));
+  CHECK(d.compute_s + d.collective_s + d.data_movement_s == Approx(d.busy_s));
+  CHECK(d.sync_s == 0);
   // Shares are of summed self time (94.5 us), overlap counted per stream.
   CHECK(find_op(s.ops, "sm90_xmma_gemm_bf16bf16_bf16f32")->share == Approx(30.5 / 94.5));
   // The GPU-side ProfilerStep#1 annotation (104 us) is the device's step.

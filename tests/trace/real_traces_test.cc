@@ -393,7 +393,7 @@ TEST_CASE("real: A100 x2 DDP - NCCL kernels carry their collective arguments") {
   REQUIRE(s.devices[0].steps.has_value());
   CHECK(s.devices[0].steps->from_host);
   CHECK(s.devices[0].steps->median_s * 1e3 == Approx(220).margin(5));
-  CHECK(s.devices[0].exposed_collective_s > 0);
+  CHECK(s.devices[0].collective_s > 0);  // all-reduce time no compute hides
 }
 
 TEST_CASE("real: A100-80GB 16-rank trainer, AlexNet, MI250, Triton, V100 ResNet-50") {

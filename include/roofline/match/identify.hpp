@@ -47,9 +47,16 @@ struct ChipChoice {
   const Chip* chip = nullptr;  // never null in a returned choice
   // How it was decided: kGivenChipSource, or "detected from device 'TPU v6 lite'".
   std::string source = {};
-  // Set when the chip given contradicts the one the devices report.
-  std::optional<std::string> note = {};
+  // What the report should say about the choice: the chip given contradicts
+  // the one the devices report; the device's name left its memory size, so
+  // its part, open (IdentifiedChip::warning); the trace's own peak FLOP/s or
+  // HBM bandwidth differ from the chip's by more than kPeakNoteTolerance.
+  std::vector<std::string> notes = {};
 };
+
+// Relative difference between a peak the trace reports for a device and the
+// chip table's beyond which the report says so (it predicts with the table's).
+inline constexpr double kPeakNoteTolerance = 0.005;
 
 // `given` when not null (with a note when the devices report another chip),
 // else the chip the first of `devices` that reports one names. Fails

@@ -9,18 +9,27 @@
 //
 // What counts: events on op lines (LineRole::kOps: TPU "XLA Ops", GPU
 // streams). Async op lines (TPU "Async XLA Ops": copies in flight) get their
-// own rows, flagged `async`, but do not count as busy time. Times are self
-// times (an op's duration minus ops nested in it) in seconds.
+// own rows, flagged `async`, but do not count as busy time; nor do sync
+// events (OpClass::kSync: a stream waiting), which get rows of their own and
+// the device's `sync_s`. Times are self times (an op's duration minus ops
+// nested in it) in seconds.
 //
 // Definitions:
-//  - window: first op start to last op end on the device;
-//  - busy: time covered by at least one op (overlapping streams count once);
-//    idle = window - busy; duty_cycle = busy / window;
-//  - compute_s / collective_s / data_movement_s: time covered by at least one
-//    op of that class (classes may overlap each other on GPUs);
-//    exposed_collective_s: collective time with no compute running;
-//  - share: an op's total self time over the sum of self times of all
-//    non-async ops of the device(s) (so non-async shares add up to 1);
+//  - window: first to last busy op (not async, not sync) on the device;
+//  - busy: time covered by at least one busy op (overlapping streams count
+//    once); idle = window - busy; duty_cycle = busy / window;
+//  - compute_s / collective_s / data_movement_s: busy time split by class,
+//    each busy instant counted once, charged to the first class running in
+//    the order compute > collective > data movement. They add up to busy;
+//    collective_s is the collective time no compute hides, data_movement_s
+//    the copy time neither hides;
+//  - sync_s: time covered by at least one sync event (waiting; not busy);
+//  - categories, by (category, class): `total_s` the sum of self times,
+//    `busy_s` the busy time charged to the category by the same rule (within
+//    one class, the category with more self time first), so the busy_s of the
+//    categories add up to busy; sync categories have busy_s 0;
+//  - share: an op's (or category's) total self time over the sum of self
+//    times of all busy ops of the device(s) (so their shares add up to 1);
 //  - ops are keyed by (module, program id, name, kernel): custom-call.1 in two
 //    modules (or in two programs of one jit name) is two rows.
 #pragma once
@@ -61,8 +70,10 @@ struct CategoryStat {
   std::string category;
   OpClass op_class = OpClass::kCompute;
   std::int64_t count = 0;
-  double total_s = 0;
-  double share = 0;
+  double total_s = 0;     // sum of self times (overlapping streams each count)
+  double share = 0;       // total_s over the sum of self times of busy ops
+  double busy_s = 0;      // busy time charged to it, each instant once (0 for sync)
+  double busy_share = 0;  // busy_s / busy time
 };
 
 struct HostActivity {
@@ -89,17 +100,19 @@ struct DeviceStats {
   std::string model;  // Device::model: as reported (roofline::identify_chip names the chip)
   std::int64_t op_events = 0;
   double window_s = 0, busy_s = 0, idle_s = 0, duty_cycle = 0;
-  double compute_s = 0, collective_s = 0, data_movement_s = 0, exposed_collective_s = 0;
-  std::vector<OpStat> ops;               // by total self time, largest first
-  std::vector<CategoryStat> categories;  // by (category, class), total largest first
+  double compute_s = 0, collective_s = 0, data_movement_s = 0;  // add up to busy_s
+  double sync_s = 0;                     // waiting, not busy
+  std::vector<OpStat> ops;               // by total self time, largest first; async and sync last
+  std::vector<CategoryStat> categories;  // by (category, class), busy time largest first
   std::vector<IdleGap> idle_gaps;        // largest first
   std::optional<StepStats> steps;
 };
 
 struct TraceStats {
   std::vector<DeviceStats> devices;      // those with op events, in Trace::devices order
-  // Over all devices in `devices`: busy and idle are sums, duty cycle their ratio.
-  double busy_s = 0, idle_s = 0, duty_cycle = 0;
+  // Over all devices in `devices`: busy, idle and sync are sums, duty cycle
+  // busy over the sum of windows.
+  double busy_s = 0, idle_s = 0, duty_cycle = 0, sync_s = 0;
   std::vector<OpStat> ops;
   std::vector<CategoryStat> categories;
 };

@@ -46,9 +46,11 @@ enum class LineRole : std::uint8_t {
   kOther,        // "XLA TraceMe", "CUPTI overhead", counters ...
 };
 
-// How an op's time is classified in the compute / collective / data movement
-// split of statistics.
-enum class OpClass : std::uint8_t { kCompute, kCollective, kDataMovement };
+// What kind of work an op is, for the split of busy time in statistics and
+// the report (docs/traces.md, "Statistics"). kSync is a stream waiting
+// (CUDA "Stream Sync", "Stream Wait Event", "Context Sync", "Event Sync"):
+// not work, so not busy time.
+enum class OpClass : std::uint8_t { kCompute, kCollective, kDataMovement, kSync };
 
 enum class TraceFormat : std::uint8_t {
   kXPlane,       // *.xplane.pb (XSpace protobuf)
