@@ -896,12 +896,15 @@ absl::StatusOr<HloModule> parse_hlo_proto(std::string_view bytes, std::string_vi
   const bool proto_bad = detail::find_wire_error(p, 0, bytes.size(), detail::HloMsg::kHloProto, 0, &as_proto);
   std::vector<Span> module;
   if (proto_bad || !find_module(w, all, detail::HloMsg::kHloProto, &module)) {
+    // Well-formed as an HloProto but without its field 1: no wrapper at all.
+    const bool no_wrapper = !proto_bad && module.empty();
     const bool module_bad = detail::find_wire_error(p, 0, bytes.size(), detail::HloMsg::kModule, 0, &as_module);
     if (module_bad || !find_module(w, all, detail::HloMsg::kModule, &module)) {
       // When neither reading is well-formed protobuf, report the wire error
-      // of the one that got further into the bytes.
-      if (proto_bad && module_bad) {
-        const detail::WireError& e = as_proto.offset > as_module.offset ? as_proto : as_module;
+      // of the one that got further into the bytes; a bare module's error
+      // when the bytes hold no wrapper.
+      if (module_bad && (proto_bad || no_wrapper)) {
+        const detail::WireError& e = proto_bad && as_proto.offset > as_module.offset ? as_proto : as_module;
         return absl::InvalidArgumentError(detail::cat(origin, ": byte ", e.offset, ": ", e.message));
       }
       return absl::InvalidArgumentError(
