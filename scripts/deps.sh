@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages roofline needs, when missing. As root it runs
 # apt-get; otherwise it prints the exact apt-get line and fails.
+# libprotobuf-dev and protobuf-compiler serve bench/trace_bench only.
 set -euo pipefail
 packages=(cmake g++ make libeigen3-dev nlohmann-json3-dev libabsl-dev catch2
           libbenchmark-dev zlib1g-dev libprotobuf-dev protobuf-compiler

@@ -8,7 +8,10 @@ Run with the project's virtualenv (jax/jaxlib for CPU):
 Every module is compiled for the host CPU, so the text is what
 `jax.jit(f).lower(...).compile().as_text()` prints after XLA's optimizations.
 The collective modules run on 8 fake host devices
-(--xla_force_host_platform_device_count=8) under shard_map. A few modules are
+(--xla_force_host_platform_device_count=8) under shard_map, and the mesh_*
+modules under jit with NamedShardings, where the partitioner writes replica
+groups over mesh axes (`replica_groups=mesh['axis_0'=4,'axis_1'=2] {'axis_1'}`,
+HloInstructionProto field 93). A few modules are
 also written as serialized HloModuleProtos (`*.hlo.pb`), and one module is
 dumped with --xla_dump_to to keep that file naming and text style too.
 
@@ -31,7 +34,7 @@ os.environ["XLA_FLAGS"] = (
 import jax  # noqa: E402  (XLA_FLAGS must be set first)
 import numpy as np  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
-from jax.sharding import Mesh, PartitionSpec as P  # noqa: E402
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P  # noqa: E402
 
 try:
     from jax import shard_map  # jax >= 0.6
@@ -145,6 +148,31 @@ def main():
             P("x"), P("x")), x8)
     # a psum over one axis of a 2x4 mesh: groups of 4 (iota replica groups)
     save("psum_2d", sm(lambda v: jax.lax.psum(v, "b"), P(("a", "b")), P("a"), m=mesh2), x8)
+
+    # jit with shardings (no shard_map): the SPMD partitioner writes the
+    # replica groups in the forms jaxlib 0.10 uses, as text and proto both.
+    def sharded(name, f, args, in_specs, out_spec, m):
+        args = [jax.device_put(a, NamedSharding(m, s)) for a, s in zip(args, in_specs)]
+        c = jax.jit(f, out_shardings=NamedSharding(m, out_spec)).lower(*args).compile()
+        write(f"{name}.hlo.txt", c.as_text())
+        write_bytes(f"{name}.hlo.pb",
+                    c.runtime_executable().hlo_modules()[0].as_serialized_hlo_module_proto())
+
+    devs = np.array(jax.devices()[:8])
+    line = Mesh(devs, ("d",))
+    # x @ w contracted over the sharded axis: one all-reduce over all 8,
+    # replica_groups=mesh['axis_0'=1,'axis_1'=8] {'axis_1'}
+    sharded("mesh_matmul", lambda a, b: a @ b,
+            [jnp.ones((64, 128), jnp.float32), jnp.ones((128, 32), jnp.float32)],
+            [P(None, "d"), P("d", None)], P(), line)
+    # a 4x2 mesh: a row sum over the 2-device axis, then an all-gather over it
+    grid = Mesh(devs.reshape(4, 2), ("a", "b"))
+    sharded("mesh_4x2", lambda a: jnp.sum(a, axis=1, keepdims=True) * a,
+            [jnp.ones((64, 128), jnp.float32)], [P("a", "b")], P("a", None), grid)
+    # devices not in iota order: the mesh carries device_ids=([4,2]T(1,0))
+    turned = Mesh(devs.reshape(2, 4).T, ("a", "b"))
+    sharded("mesh_device_ids", lambda a: a.sum(0),
+            [jnp.ones((64, 128), jnp.float32)], [P("a", "b")], P(), turned)
 
     # one module through --xla_dump_to
     def dump_me(x, y):

@@ -14,6 +14,8 @@
 #include "roofline/report/csv.hpp"
 #include "roofline/report/hlo_rows.hpp"
 #include "roofline/report/json.hpp"
+#include "roofline/sharding/mesh.hpp"
+#include "roofline/sharding/mesh_collective.hpp"
 #include "src/cli/command.hpp"
 
 namespace roofline::cli {
@@ -28,6 +30,34 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 std::string group_text(const HloPredictionRow& r) {
   if (!r.cost.collective) return "";
   return detail::cat(r.cost.collective->group_size);
+}
+
+// A replica group says which devices talk, not where they sit on the
+// torus: `hlo` (like `report`) times a group of G as one ring of the
+// interconnect (collective_time_on_group). `predict collective --mesh X=G
+// --axes X` lays X=G out on the chip's slice, where a long axis spans several
+// torus dimensions and runs faster (8 devices of a v6e: a 2x4 slice). Where
+// the two differ, one line per group size says by how much, so the two
+// commands' figures for the same collective are not a puzzle.
+void print_ring_versus_axis(const std::vector<const HloPredictionRow*>& rows, const Chip& chip) {
+  std::vector<std::int64_t> done;
+  for (const HloPredictionRow* r : rows) {  // slowest first
+    const std::optional<HloCollective>& c = r->cost.collective;
+    if (!c || c->group_size < 2 || c->group_size > (1 << 20) || r->prediction.t_ici_s <= 0) continue;
+    if (std::find(done.begin(), done.end(), c->group_size) != done.end()) continue;
+    done.push_back(c->group_size);
+    const int group = static_cast<int>(c->group_size);
+    const std::optional<Mesh> mesh = lay_out_mesh({MeshAxis{.name = "X", .size = group}}, chip);
+    if (!mesh) continue;
+    const double axis_s =
+        collective_time(*mesh, c->kind, AxisMask{1}, c->array_bytes, std::max(c->permute_shift, 1)).t_ici_s;
+    if (!(axis_s < 0.99 * r->prediction.t_ici_s)) continue;
+    std::printf("  T_ici: a group of %d is timed as one ring (replica groups do not say how devices sit on the "
+                "torus); `predict collective --mesh X=%d --axes X` lays it out on the slice [%s] and times %s at %s "
+                "(%s here)\n",
+                group, group, describe_layout(*mesh).c_str(), std::string(r->instruction->name).c_str(),
+                format_seconds(axis_s).c_str(), format_seconds(r->prediction.t_ici_s).c_str());
+  }
 }
 
 int run(const Args& args) {
@@ -106,6 +136,7 @@ int run(const Args& args) {
   if (mp.unknown_trip_count_loops > 0)
     std::printf("  %d while loop(s) without a known trip count: their bodies are counted once\n",
                 mp.unknown_trip_count_loops);
+  print_ring_versus_axis(rows, *chip);
   return 0;
 }
 

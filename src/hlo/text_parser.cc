@@ -253,6 +253,9 @@ class TextParser {
       c_.skip_blanks();
       std::string_view value;
       if (!c_.balanced(&value, /*stop_at_newline=*/true)) return false;
+      if (key == "replica_groups" && value.starts_with("mesh[") && value.find('{') == std::string_view::npos &&
+          !mesh_device_ids(&value))
+        return false;
       attributes_.push_back({key, value});
       if (key == "metadata" && !metadata(value, &ins.metadata)) return false;
     }
@@ -297,6 +300,27 @@ class TextParser {
         if (mc.pos() == before) return c_.fail_message("metadata must be a {key=value ...} list", value.data());
       }
     }
+  }
+
+  // A mesh's replica groups carry a comma of their own when the mesh is not
+  // an iota: `mesh['a'=2,'b'=4], device_ids=([4,2]T(1,0)) {'a'}`. The
+  // device_ids part and the axes after it belong to replica_groups=.
+  bool mesh_device_ids(std::string_view* value) {
+    const char* after = c_.pos();
+    c_.skip_blanks();
+    if (!c_.consume(',')) {
+      c_.set_pos(after);
+      return true;
+    }
+    c_.skip_space();
+    if (!c_.consume("device_ids=")) {
+      c_.set_pos(after);
+      return true;
+    }
+    std::string_view rest;
+    if (!c_.balanced(&rest, /*stop_at_newline=*/true)) return false;
+    *value = {value->data(), static_cast<std::size_t>(rest.data() + rest.size() - value->data())};
+    return true;
   }
 
   Cursor c_;

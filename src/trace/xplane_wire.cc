@@ -18,11 +18,10 @@
 #include "src/trace/byte_stream.hpp"
 #include "src/trace/xplane_assembler.hpp"
 #include "src/trace/xplane_decode.hpp"
+#include "src/wire/proto_wire.hpp"
 
 namespace roofline::detail {
 namespace {
-
-enum WireType : std::uint32_t { kVarint = 0, kFixed64 = 1, kLen = 2, kFixed32 = 5 };
 
 struct Span {
   std::size_t begin = 0, end = 0;
@@ -43,36 +42,9 @@ class Decoder {
     return absl::DataLossError(cat(origin_, ": byte ", at, ": ", what));
   }
 
-  // Reads a varint at `pos` (< end). Fast path when ten bytes are available.
+  // Reads a varint at `pos` (< end): the shared primitive (src/wire/proto_wire.hpp).
   [[gnu::always_inline]] bool varint(std::size_t& pos, std::size_t end, std::uint64_t& v) const {
-    const std::uint8_t* p = base_ + pos;
-    if (end - pos >= 10) {
-      std::uint64_t r = p[0] & 0x7f;
-      if (p[0] < 0x80) { v = r; pos += 1; return true; }
-      r |= std::uint64_t{p[1] & 0x7fu} << 7;
-      if (p[1] < 0x80) { v = r; pos += 2; return true; }
-      for (int i = 2; i < 10; ++i) {
-        r |= std::uint64_t{p[i] & 0x7fu} << (7 * i);
-        if (p[i] < 0x80) {
-          if (i == 9 && p[i] > 1) return false;  // more than 64 bits
-          v = r;
-          pos += static_cast<std::size_t>(i) + 1;
-          return true;
-        }
-      }
-      return false;
-    }
-    std::uint64_t r = 0;
-    for (int i = 0; i < 10 && pos + static_cast<std::size_t>(i) < end; ++i) {
-      r |= std::uint64_t{p[i] & 0x7fu} << (7 * i);
-      if (p[i] < 0x80) {
-        if (i == 9 && p[i] > 1) return false;
-        v = r;
-        pos += static_cast<std::size_t>(i) + 1;
-        return true;
-      }
-    }
-    return false;
+    return read_varint(base_, pos, end, v);
   }
 
   // One field header and, for LEN fields, the bounds of the payload.
@@ -85,42 +57,27 @@ class Decoder {
   };
 
   [[gnu::always_inline]] absl::Status next(std::size_t& pos, std::size_t end, Field& f) const {
-    f.at = pos;
-    std::uint64_t tag;
-    if (!varint(pos, end, tag)) return error(f.at, "truncated or overlong field tag");
-    f.number = static_cast<std::uint32_t>(tag >> 3);
-    f.type = static_cast<std::uint32_t>(tag & 7);
-    if (f.number == 0 || (tag >> 3) > 0x1fffffff) return error(f.at, "invalid field number 0");
-    switch (f.type) {
-      case kVarint:
-        if (!varint(pos, end, f.value)) return error(f.at, "truncated varint");
-        return absl::OkStatus();
-      case kFixed64:
-        if (end - pos < 8) return error(f.at, "truncated fixed64 field");
-        std::memcpy(&f.value, base_ + pos, 8);
-        pos += 8;
-        return absl::OkStatus();
-      case kFixed32: {
-        if (end - pos < 4) return error(f.at, "truncated fixed32 field");
-        std::uint32_t v;
-        std::memcpy(&v, base_ + pos, 4);
-        f.value = v;
-        pos += 4;
-        return absl::OkStatus();
-      }
-      case kLen: {
-        std::uint64_t len;
-        if (!varint(pos, end, len)) return error(f.at, "truncated length of a length-delimited field");
-        if (len > end - pos)
-          return error(f.at, cat("truncated length-delimited field (length ", len, ", ", end - pos,
-                                 " bytes remain)"));
-        f.payload = {pos, pos + static_cast<std::size_t>(len)};
-        pos += static_cast<std::size_t>(len);
-        return absl::OkStatus();
-      }
-      default:
-        return error(f.at, cat("invalid wire type ", f.type, " (field ", f.number, ")"));
+    WireField w;
+    const WireFault fault = read_wire_field(base_, pos, end, w);
+    f.at = w.at;
+    f.number = w.number;
+    f.type = w.type;
+    f.value = w.value;
+    f.payload = {w.begin, w.end};
+    switch (fault) {
+      case WireFault::kNone: return absl::OkStatus();
+      case WireFault::kTag: return error(f.at, "truncated or overlong field tag");
+      case WireFault::kFieldZero: return error(f.at, "invalid field number 0");
+      case WireFault::kVarint: return error(f.at, "truncated varint");
+      case WireFault::kFixed64: return error(f.at, "truncated fixed64 field");
+      case WireFault::kFixed32: return error(f.at, "truncated fixed32 field");
+      case WireFault::kLength: return error(f.at, "truncated length of a length-delimited field");
+      case WireFault::kLenPastEnd:
+        return error(f.at, cat("truncated length-delimited field (length ", w.value, ", ", end - pos,
+                               " bytes remain)"));
+      case WireFault::kWireType: break;
     }
+    return error(f.at, cat("invalid wire type ", f.type, " (field ", f.number, ")"));
   }
 
   absl::Status expect(const Field& f, std::uint32_t type, std::string_view what) const {

@@ -8,11 +8,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hlo_subset.pb.h"
 #include "roofline/hlo/cost.hpp"
 #include "roofline/hlo/reader.hpp"
 #include "src/hlo/attributes.hpp"
 #include "src/hlo/backend_config.hpp"
+#include "tests/hlo/hlo_proto_writer.hpp"
 #include "tests/hlo/hlo_test_support.hpp"
 #include "tests/test_support.hpp"
 
@@ -23,7 +23,6 @@ using roofline::HloTypedAttributes;
 
 namespace {
 
-namespace pb = ::roofline::hlo;
 using Ints = std::vector<std::int64_t>;
 
 using roofline::testing::must_parse;
@@ -54,70 +53,63 @@ void check_same_typed_attributes(const HloModule& a, const HloModule& b) {
 
 constexpr int kPred = 1, kS8 = 2, kS32 = 4, kF32 = 11, kTuple = 13, kC64 = 15;
 
-void set_shape(pb::ShapeProto* s, int type, const Ints& dims) {
-  s->set_element_type(type);
-  for (std::int64_t d : dims) s->add_dimensions(d);
+using Msg = roofline::testing::PbMessage;
+namespace f = roofline::testing::hlo_field;
+
+void set_shape(Msg& s, int type, const Ints& dims) {
+  s.i(f::kElementType, type);
+  if (!dims.empty()) s.packed(f::kShapeDimensions, dims);
   if (type == kTuple) return;
-  for (std::size_t k = dims.size(); k-- > 0;) s->mutable_layout()->add_minor_to_major(static_cast<std::int64_t>(k));
+  Ints m2m;
+  for (std::size_t k = dims.size(); k-- > 0;) m2m.push_back(static_cast<std::int64_t>(k));
+  if (!m2m.empty()) s.one(f::kLayout).packed(f::kMinorToMajor, m2m);
 }
 
 struct ProtoModule {
-  pb::HloModuleProto m;
+  Msg m;
   std::int64_t next_id = 1;
 
-  pb::HloComputationProto* computation(const std::string& name) {
-    pb::HloComputationProto* c = m.add_computations();
-    c->set_name(name);
-    c->set_id(next_id++);
+  Msg& computation(const std::string& name) {
+    Msg& c = m.add(f::kComputations);
+    c.id = next_id++;
+    c.s(f::kComputationName, name).i(f::kComputationId, c.id);
     return c;
   }
   // An instruction of `c` (the last one added is its root).
-  pb::HloInstructionProto* add(pb::HloComputationProto* c, const std::string& name, const std::string& opcode,
-                               int type, const Ints& dims, const std::vector<const pb::HloInstructionProto*>& operands = {}) {
-    pb::HloInstructionProto* i = c->add_instructions();
-    i->set_name(name);
-    i->set_opcode(opcode);
-    i->set_id(next_id++);
-    set_shape(i->mutable_shape(), type, dims);
-    for (const pb::HloInstructionProto* o : operands) i->add_operand_ids(o->id());
-    c->set_root_id(i->id());
+  Msg& add(Msg& c, const std::string& name, const std::string& opcode, int type, const Ints& dims,
+           const std::vector<const Msg*>& operands = {}) {
+    Msg& i = c.add(f::kInstructions);
+    i.id = next_id++;
+    i.s(f::kName, name).s(f::kOpcode, opcode).i(f::kId, i.id);
+    set_shape(i.one(f::kShape), type, dims);
+    Ints ids;
+    for (const Msg* o : operands) ids.push_back(o->id);
+    if (!ids.empty()) i.packed(f::kOperandIds, ids);
+    c.i(f::kRootId, i.id);  // written again by each add: the last value counts
     return i;
   }
-  pb::HloInstructionProto* parameter(pb::HloComputationProto* c, const std::string& name, int number, int type,
-                                     const Ints& dims) {
-    pb::HloInstructionProto* p = add(c, name, "parameter", type, dims);
-    p->set_parameter_number(number);
+  Msg& parameter(Msg& c, const std::string& name, int number, int type, const Ints& dims) {
+    Msg& p = add(c, name, "parameter", type, dims);
+    if (number != 0) p.i(f::kParameterNumber, number);
     return p;
   }
 };
 
-void window(pb::HloInstructionProto* i, const Ints& size, const Ints& stride, std::int64_t pad) {
-  for (std::size_t k = 0; k < size.size(); ++k) {
-    pb::WindowDimension* d = i->mutable_window()->add_dimensions();
-    d->set_size(size[k]);
-    d->set_stride(stride[k]);
-    d->set_padding_low(pad);
-    d->set_padding_high(pad);
-    d->set_window_dilation(1);
-    d->set_base_dilation(1);
-  }
+// xla.WindowDimension fields 1..6: size, stride, padding_low, padding_high,
+// window_dilation, base_dilation.
+void window(Msg& i, const Ints& size, const Ints& stride, std::int64_t pad) {
+  for (std::size_t k = 0; k < size.size(); ++k)
+    i.one(f::kWindow).add(1).i(1, size[k]).i(2, stride[k]).i(3, pad).i(4, pad).i(5, 1).i(6, 1);
 }
 
-// dim_labels=b01f_01io->b01f
-void conv_dims(pb::HloInstructionProto* i) {
-  pb::ConvolutionDimensionNumbers* c = i->mutable_convolution_dimension_numbers();
-  c->set_input_batch_dimension(0);
-  c->set_input_feature_dimension(3);
-  c->add_input_spatial_dimensions(1);
-  c->add_input_spatial_dimensions(2);
-  c->set_kernel_input_feature_dimension(2);
-  c->set_kernel_output_feature_dimension(3);
-  c->add_kernel_spatial_dimensions(0);
-  c->add_kernel_spatial_dimensions(1);
-  c->set_output_batch_dimension(0);
-  c->set_output_feature_dimension(3);
-  c->add_output_spatial_dimensions(1);
-  c->add_output_spatial_dimensions(2);
+// dim_labels=b01f_01io->b01f (xla.ConvolutionDimensionNumbers: input batch 7,
+// feature 8, spatial 11; kernel input 3, output 4, spatial 6; output batch 9,
+// feature 10, spatial 12).
+void conv_dims(Msg& i) {
+  i.one(f::kConvolutionDimensionNumbers)
+      .i(7, 0).i(8, 3).packed(11, {1, 2})
+      .i(3, 2).i(4, 3).packed(6, {0, 1})
+      .i(9, 0).i(10, 3).packed(12, {1, 2});
 }
 
 const char* kGemmConfig =
@@ -127,88 +119,75 @@ const char* kGemmConfig =
 // The module of every_modeled_attribute_text(), as XLA would serialize it.
 std::string every_modeled_attribute_proto() {
   ProtoModule p;
-  pb::HloComputationProto* add = p.computation("add");
-  auto* a = p.parameter(add, "add.a", 0, kF32, {});
-  auto* b = p.parameter(add, "add.b", 1, kF32, {});
-  p.add(add, "add.s", "add", kF32, {}, {a, b});
-  pb::HloComputationProto* body = p.computation("body");
-  p.add(body, "body.n", "negate", kS32, {}, {p.parameter(body, "body.t", 0, kS32, {})});
-  pb::HloComputationProto* cond = p.computation("cond");
-  auto* ct = p.parameter(cond, "cond.t", 0, kS32, {});
-  p.add(cond, "cond.lt", "compare", kPred, {}, {ct, ct})->set_comparison_direction("LT");
-  pb::HloComputationProto* fused = p.computation("fused");
-  p.add(fused, "fused.n", "negate", kF32, {1024}, {p.parameter(fused, "fused.p", 0, kF32, {1024})});
+  Msg& add = p.computation("add");
+  Msg& a = p.parameter(add, "add.a", 0, kF32, {});
+  Msg& b = p.parameter(add, "add.b", 1, kF32, {});
+  p.add(add, "add.s", "add", kF32, {}, {&a, &b});
+  Msg& body = p.computation("body");
+  p.add(body, "body.n", "negate", kS32, {}, {&p.parameter(body, "body.t", 0, kS32, {})});
+  Msg& cond = p.computation("cond");
+  Msg& ct = p.parameter(cond, "cond.t", 0, kS32, {});
+  p.add(cond, "cond.lt", "compare", kPred, {}, {&ct, &ct}).s(f::kComparisonDirection, "LT");
+  Msg& fused = p.computation("fused");
+  p.add(fused, "fused.n", "negate", kF32, {1024}, {&p.parameter(fused, "fused.p", 0, kF32, {1024})});
 
-  pb::HloComputationProto* e = p.computation("main");
-  auto* x = p.parameter(e, "x", 0, kF32, {8, 32, 32, 16});
-  auto* k = p.parameter(e, "k", 1, kF32, {3, 3, 16, 32});
-  auto* lhs = p.parameter(e, "lhs", 2, kF32, {64, 128});
-  auto* rhs = p.parameter(e, "rhs", 3, kF32, {128, 256});
-  auto* z = p.parameter(e, "z", 4, kF32, {});
-  auto* v = p.parameter(e, "v", 5, kF32, {1024});
-  auto* i = p.parameter(e, "i", 6, kS32, {});
-  auto* c = p.parameter(e, "c", 7, kC64, {8, 16});
-  auto* conv = p.add(e, "conv", "convolution", kF32, {8, 16, 16, 32}, {x, k});
+  Msg& e = p.computation("main");
+  Msg& x = p.parameter(e, "x", 0, kF32, {8, 32, 32, 16});
+  Msg& k = p.parameter(e, "k", 1, kF32, {3, 3, 16, 32});
+  Msg& lhs = p.parameter(e, "lhs", 2, kF32, {64, 128});
+  Msg& rhs = p.parameter(e, "rhs", 3, kF32, {128, 256});
+  Msg& z = p.parameter(e, "z", 4, kF32, {});
+  Msg& v = p.parameter(e, "v", 5, kF32, {1024});
+  Msg& i = p.parameter(e, "i", 6, kS32, {});
+  Msg& c = p.parameter(e, "c", 7, kC64, {8, 16});
+  Msg& conv = p.add(e, "conv", "convolution", kF32, {8, 16, 16, 32}, {&x, &k});
   window(conv, {3, 3}, {2, 2}, 1);
   conv_dims(conv);
-  auto* dot = p.add(e, "dot", "dot", kF32, {64, 256}, {lhs, rhs});
-  dot->mutable_dot_dimension_numbers()->add_lhs_contracting_dimensions(1);
-  dot->mutable_dot_dimension_numbers()->add_rhs_contracting_dimensions(0);
-  auto* rw = p.add(e, "rw", "reduce-window", kF32, {8, 16, 16, 16}, {x, z});
+  Msg& dot = p.add(e, "dot", "dot", kF32, {64, 256}, {&lhs, &rhs});
+  dot.one(f::kDotDimensionNumbers).packed(1, {1}).packed(2, {0});  // lhs / rhs contracting
+  Msg& rw = p.add(e, "rw", "reduce-window", kF32, {8, 16, 16, 16}, {&x, &z});
   window(rw, {1, 2, 2, 1}, {1, 2, 2, 1}, 0);
-  rw->add_called_computation_ids(add->id());
-  auto* tr = p.add(e, "tr", "transpose", kF32, {128, 64}, {lhs});
-  tr->add_dimensions(1);
-  tr->add_dimensions(0);
-  p.add(e, "fft", "fft", kC64, {8, 16}, {c})->add_fft_length(16);
-  auto* ar = p.add(e, "ar", "all-reduce", kF32, {1024}, {v});
-  ar->set_channel_id(1);
-  ar->set_use_global_device_ids(true);
-  pb::IotaReplicaGroupListProto* iota = ar->mutable_collective_device_list()->mutable_iota_replica_group_list();
-  iota->set_num_replica_groups(2);
-  iota->set_num_devices_per_group(4);
-  iota->add_iota_reshape_dims(4);
-  iota->add_iota_reshape_dims(2);
-  iota->add_iota_transpose_perm(1);
-  iota->add_iota_transpose_perm(0);
-  ar->add_called_computation_ids(add->id());
-  auto* ag = p.add(e, "ag", "all-gather", kF32, {2048}, {v});
-  ag->set_channel_id(2);
-  ag->add_dimensions(0);
-  for (const Ints& group : {Ints{0, 1}, Ints{2, 3}}) {
-    pb::ReplicaGroup* rg = ag->add_replica_groups();
-    for (std::int64_t d : group) rg->add_replica_ids(d);
-  }
-  auto* cp = p.add(e, "cp", "collective-permute", kF32, {1024}, {v});
-  cp->set_channel_id(3);
+  rw.packed(f::kCalledComputationIds, {add.id});
+  p.add(e, "tr", "transpose", kF32, {128, 64}, {&lhs}).packed(f::kDimensions, {1, 0});
+  p.add(e, "fft", "fft", kC64, {8, 16}, {&c}).packed(f::kFftLength, {16});
+  Msg& ar = p.add(e, "ar", "all-reduce", kF32, {1024}, {&v});
+  ar.i(f::kChannelId, 1).i(f::kUseGlobalDeviceIds, 1);
+  // The iota list where XLA before mid-2025 kept it: collective_device_list's field 2.
+  ar.one(f::kCollectiveDeviceList)
+      .one(f::kListIota)
+      .i(f::kNumReplicaGroups, 2)
+      .i(f::kNumDevicesPerGroup, 4)
+      .packed(f::kIotaReshapeDims, {4, 2})
+      .packed(f::kIotaTransposePerm, {1, 0});
+  ar.packed(f::kCalledComputationIds, {add.id});
+  Msg& ag = p.add(e, "ag", "all-gather", kF32, {2048}, {&v});
+  ag.i(f::kChannelId, 2).packed(f::kDimensions, {0});
+  for (const Ints& group : {Ints{0, 1}, Ints{2, 3}}) ag.add(f::kReplicaGroups).packed(1, group);
+  Msg& cp = p.add(e, "cp", "collective-permute", kF32, {1024}, {&v});
+  cp.i(f::kChannelId, 3);
   for (auto [s, t] : {std::pair{0, 1}, std::pair{1, 0}}) {
-    pb::SourceTarget* st = cp->add_source_target_pairs();
-    st->set_source(s);
-    st->set_target(t);
+    Msg& st = cp.add(f::kSourceTargetPairs);
+    if (s != 0) st.i(1, s);
+    if (t != 0) st.i(2, t);
   }
-  auto* w = p.add(e, "w", "while", kS32, {}, {i});
-  w->add_called_computation_ids(body->id());  // XLA stores {body, condition}
-  w->add_called_computation_ids(cond->id());
-  w->set_backend_config(R"({"known_trip_count":{"n":"7"}})");
-  auto* f = p.add(e, "f", "fusion", kF32, {1024}, {v});
-  f->set_fusion_kind("kLoop");
-  f->add_called_computation_ids(fused->id());
-  auto* g = p.add(e, "g", "custom-call", kTuple, {}, {lhs, rhs});
-  set_shape(g->mutable_shape()->add_tuple_shapes(), kF32, {64, 256});
-  set_shape(g->mutable_shape()->add_tuple_shapes(), kS8, {1024});
-  g->set_custom_call_target("__cublas$gemm");
-  g->set_backend_config(kGemmConfig);
-  auto* cc = p.add(e, "cc", "custom-call", kTuple, {}, {x, k});
-  set_shape(cc->mutable_shape()->add_tuple_shapes(), kF32, {8, 16, 16, 32});
-  set_shape(cc->mutable_shape()->add_tuple_shapes(), kS8, {0});
-  cc->set_custom_call_target("__cudnn$convForward");
+  Msg& w = p.add(e, "w", "while", kS32, {}, {&i});
+  w.packed(f::kCalledComputationIds, {body.id, cond.id});  // XLA stores {body, condition}
+  w.s(f::kBackendConfig, R"({"known_trip_count":{"n":"7"}})");
+  Msg& fu = p.add(e, "f", "fusion", kF32, {1024}, {&v});
+  fu.s(f::kFusionKind, "kLoop").packed(f::kCalledComputationIds, {fused.id});
+  Msg& g = p.add(e, "g", "custom-call", kTuple, {}, {&lhs, &rhs});
+  set_shape(g.one(f::kShape).add(f::kTupleShapes), kF32, {64, 256});
+  set_shape(g.one(f::kShape).add(f::kTupleShapes), kS8, {1024});
+  g.s(f::kCustomCallTarget, "__cublas$gemm").s(f::kBackendConfig, kGemmConfig);
+  Msg& cc = p.add(e, "cc", "custom-call", kTuple, {}, {&x, &k});
+  set_shape(cc.one(f::kShape).add(f::kTupleShapes), kF32, {8, 16, 16, 32});
+  set_shape(cc.one(f::kShape).add(f::kTupleShapes), kS8, {0});
+  cc.s(f::kCustomCallTarget, "__cudnn$convForward");
   window(cc, {3, 3}, {2, 2}, 1);
   conv_dims(cc);
-  p.add(e, "out", "copy", kF32, {1024}, {v});
-  p.m.set_entry_computation_name("main");
-  p.m.set_entry_computation_id(e->id());
-  p.m.set_name("typed");
-  return p.m.SerializeAsString();
+  p.add(e, "out", "copy", kF32, {1024}, {&v});
+  p.m.s(f::kEntryComputationName, "main").i(f::kEntryComputationId, e.id).s(f::kModuleName, "typed");
+  return p.m.str();
 }
 
 std::string every_modeled_attribute_text() {

@@ -5,6 +5,7 @@
 
 #include "roofline/hlo/cost.hpp"
 #include "roofline/hlo/reader.hpp"
+#include "tests/hlo/hlo_proto_writer.hpp"
 #include "tests/test_support.hpp"
 
 using roofline::HloModule;
@@ -101,6 +102,44 @@ TEST_CASE("hlo proto: a truncated or corrupt proto is refused at the byte where 
   const std::string msg = proto_error(half);
   CHECK(msg.starts_with("x.pb: byte "));
   CHECK(msg.find("truncated") != std::string::npos);
+}
+
+TEST_CASE("hlo proto: packed integers that are not whole varints are refused where they start") {
+  using Msg = roofline::testing::PbMessage;
+  namespace f = roofline::testing::hlo_field;
+  auto module = [](const std::string& operand_ids) {
+    Msg m;
+    Msg& c = m.add(f::kComputations);
+    c.s(f::kComputationName, "main").i(f::kComputationId, 1).i(f::kRootId, 2);
+    Msg& x = c.add(f::kInstructions);
+    x.s(f::kName, "x").s(f::kOpcode, "parameter").i(f::kId, 1);
+    x.one(f::kShape).i(f::kElementType, 11);
+    Msg& n = c.add(f::kInstructions);
+    n.s(f::kName, "n").s(f::kOpcode, "negate").i(f::kId, 2).s(f::kOperandIds, operand_ids);
+    n.one(f::kShape).i(f::kElementType, 11);
+    return m.str();
+  };
+  REQUIRE(roofline::parse_hlo_proto(module("\x01"), "x.pb").ok());
+  // 0x81 promises another byte that is not there.
+  CHECK_THAT(proto_error(module("\x81")), Catch::Matches("x\\.pb: byte [0-9]+: malformed packed integers in field 36"));
+}
+
+TEST_CASE("hlo proto: a field of another wire type than XLA's is skipped, as libprotobuf skips it") {
+  using Msg = roofline::testing::PbMessage;
+  namespace f = roofline::testing::hlo_field;
+  Msg m;
+  m.i(f::kModuleName, 7);  // a varint where the name's bytes belong
+  Msg& c = m.add(f::kComputations);
+  c.s(f::kComputationName, "main").i(f::kComputationId, 1).i(f::kRootId, 1);
+  Msg& x = c.add(f::kInstructions);
+  x.s(f::kName, "x").s(f::kOpcode, "parameter").i(f::kId, 1).s(f::kParameterNumber, "?");
+  x.one(f::kShape).i(f::kElementType, 11);
+  auto read = roofline::parse_hlo_proto(m.str(), "x.pb");
+  INFO(read.status().message());
+  REQUIRE(read.ok());
+  CHECK(read->name().empty());
+  REQUIRE(read->instruction("x") != nullptr);
+  CHECK(read->instruction("x")->parameter_number == 0);
 }
 
 TEST_CASE("hlo proto: reading a missing file names it") {

@@ -71,8 +71,8 @@ struct ConvolutionAttributes {
   std::int64_t batch_group_count = 1;
 };
 
-// The sizes of replica_groups=, explicit ({{0,1},{2,3}}) or iota
-// ([4,2]<=[2,4]T(1,0)). `{}`, and no attribute at all, mean one group of all
+// The sizes of replica_groups=, explicit ({{0,1},{2,3}}), iota
+// ([4,2]<=[2,4]T(1,0)) or over mesh axes (mesh['a'=4,'b'=2] {'b'}). `{}`, and no attribute at all, mean one group of all
 // devices: all_devices is set and the module decides the size
 // (replica_count / num_partitions). roofline/hlo/replica_groups.hpp lists the
 // devices themselves.
@@ -135,7 +135,8 @@ struct HloTypedAttributes {
   // Collectives (all-reduce, all-gather, reduce-scatter, all-to-all,
   // collective-permute, send/recv, ..., their -start forms and async sugar).
   // replica_groups: nullopt when written in a form we cannot read (the
-  // newest @mesh form, malformed text); the collective is then not timed.
+  // mesh form naming an axis not in its mesh, malformed text); the collective
+  // is then not timed.
   std::optional<ReplicaGroupSizes> replica_groups;
   std::int64_t channel_id = 0;  // 0: not written, or not a number
   bool use_global_device_ids = false;

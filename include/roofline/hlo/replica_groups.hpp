@@ -1,9 +1,17 @@
-// The device groups of an HLO collective, from either spelling XLA prints:
+// The device groups of an HLO collective, from any spelling XLA prints:
 //   explicit   replica_groups={{0,1},{2,3}}     ({} = one group of every device)
 //   iota       replica_groups=[4,2]<=[2,4]T(1,0)
+//   mesh axes  replica_groups=mesh['a'=2,'b'=4] {'b'}
+//              replica_groups=mesh['a'=2,'b'=4], device_ids=([4,2]T(1,0)) {'a','b':(1)2}
 // The iota form lists G groups of S devices: iota(prod dims) reshaped to
 // `dims`, transposed by T(...) when present, read row-major into a [G,S] table:
 // [2,4]<=[8] -> {0,1,2,3},{4,5,6,7}; [4,2]<=[2,4]T(1,0) -> {0,4},{1,5},{2,6},{3,7}.
+// The mesh form (XLA's MeshAxesReplicaGroupList, what Shardy-partitioned JAX
+// programs carry) groups the devices that differ only along the listed axes
+// (`a:(pre)size` is a sub-axis: `size` steps of stride `pre` within a):
+// mesh['a'=2,'b'=4] {'b'} -> {0,1,2,3},{4,5,6,7}; {'a'} -> {0,4},{1,5},{2,6},{3,7}.
+// The mesh's devices are iota(N) in row-major order unless device_ids= gives
+// them (an iota `[dims]T(perm)` or every id).
 #pragma once
 
 #include <cstdint>
