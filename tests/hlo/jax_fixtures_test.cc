@@ -4,8 +4,12 @@
 // NAME.cost.json.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -43,10 +47,22 @@ roofline::HloModule module_of(const std::string& file) {
 }
 
 // Ours for the text and the proto form of one program; both must agree.
-roofline::HloModulePrediction ours(const std::string& name) {
+// The prediction's rows point into the module, so the modules are kept.
+struct Ours {
+  roofline::HloModule text_module, proto_module;
+  roofline::HloModulePrediction text, proto;
+};
+
+const roofline::HloModulePrediction& ours(const std::string& name) {
+  static std::map<std::string, std::unique_ptr<Ours>> cache;
+  auto& slot = cache[name];
+  if (slot) return slot->text;
   const auto& chip = roofline::chip("tpu-v5e");
-  const auto text = roofline::predict(module_of(name + ".hlo.txt"), chip);
-  const auto proto = roofline::predict(module_of(name + ".hlo.pb"), chip);
+  slot = std::make_unique<Ours>(Ours{module_of(name + ".hlo.txt"), module_of(name + ".hlo.pb"), {}, {}});
+  slot->text = roofline::predict(slot->text_module, chip);
+  slot->proto = roofline::predict(slot->proto_module, chip);
+  const auto& text = slot->text;
+  const auto& proto = slot->proto;
   CHECK(text.total.flops == proto.total.flops);
   CHECK(text.total.hbm_bytes == proto.total.hbm_bytes);
   CHECK(text.total.transcendentals == proto.total.transcendentals);
@@ -95,4 +111,78 @@ TEST_CASE("jax fixtures: a lax.scan is counted per trip, XLA's cost_analysis cou
   // condition test (7), one FLOP each, which XLA's figure does not hold.
   CHECK(p.total.flops == 6 * xla.flops + 6 + 7);
   CHECK(p.total.transcendentals == 6 * xla.transcendentals);
+}
+
+namespace {
+
+struct CollectiveRow {
+  std::string name;
+  std::int64_t group_size = 0;
+  double t_ici_s = 0;
+};
+
+std::vector<CollectiveRow> collectives(const roofline::HloModulePrediction& p) {
+  std::vector<CollectiveRow> out;
+  for (const auto& row : p.rows)
+    if (row.cost.collective)
+      out.push_back({std::string(row.instruction->name), row.cost.collective->group_size, row.prediction.t_ici_s});
+  return out;
+}
+
+}  // namespace
+
+// Every collective jax 0.10 writes (explicit groups, iota, mesh axes; in the
+// text and in the proto) gets its group and a network time, never a silent
+// zero. The figures are the one-ring model of docs/collectives.md on
+// tpu-v5e: W = 45e9 B/s per link and direction, T_min = 1 µs per hop
+// (hardware/tpu-v5e.json), t = max(bandwidth term, hops x T_min):
+//   all-gather / reduce-scatter of V bytes on N devices: (N-1)/N V/W, N-1 hops
+//   all-reduce: 2 (N-1)/N V/W, 2 (N-1) hops
+//   all-to-all of tiny pieces: N-1 hops.
+TEST_CASE("jax fixtures: each collective's group size and predicted network time", "[hlo][jax][collective]") {
+  constexpr double W = 45e9, hop = 1e-6;
+  const double mib4 = 1024.0 * 1024 * 4;  // f32[1024,1024]
+  struct Want {
+    const char* fixture;
+    const char* name;
+    std::int64_t n;
+    double t;
+  };
+  // dp_transformer: one tuple all-reduce of every gradient, 1,312,260 bytes
+  // (f32[] + 2 x f32[512,128] + 3 x f32[128] + f32[512,128] + f32[128,512]
+  // + 4 x f32[128,128]) over the 8-device data axis (mesh-axes groups).
+  const double grads = 4 + 3 * 512 * 128 * 4.0 + 3 * 128 * 4.0 + 128 * 512 * 4.0 + 4 * 128 * 128 * 4.0;
+  const std::vector<Want> want = {
+      {"dp_transformer", "all-reduce.12", 8, 2 * 7.0 / 8 * grads / W},
+      // FSDP as written: weights gathered forward, gradients scattered back.
+      {"fsdp_mlp", "all_gather.6", 8, 7.0 / 8 * mib4 / W},
+      {"fsdp_mlp", "all_gather.7", 8, 7.0 / 8 * mib4 / W},
+      {"fsdp_mlp", "reduce_scatter.14", 8, 7.0 / 8 * mib4 / W},
+      {"fsdp_mlp", "reduce_scatter.15", 8, 7.0 / 8 * mib4 / W},
+      {"fsdp_mlp", "psum.7", 8, 2 * 7 * hop},  // a scalar: latency-bound
+      // XLA's own partitioning of the same MLP.
+      {"fsdp_mlp_auto", "all-reduce.2", 8, 2 * 7.0 / 8 * 2 * mib4 / W},
+      {"fsdp_mlp_auto", "all-gather", 8, 7.0 / 8 * mib4 / W},
+      {"fsdp_mlp_auto", "all-to-all.1", 8, 7 * hop},
+      // 4x2 mesh, contraction sharded over the size-2 axis: groups of 2.
+      {"matmul_2d", "all-reduce", 2, 2 * 1.0 / 2 * 128 * 256 * 4.0 / W},
+  };
+  for (const char* fixture : {"dp_transformer", "fsdp_mlp", "fsdp_mlp_auto", "matmul_2d"}) {
+    const auto rows = collectives(ours(fixture));
+    std::size_t expected = 0;
+    for (const Want& w : want) {
+      if (std::string(w.fixture) != fixture) continue;
+      ++expected;
+      std::string names;
+      for (const CollectiveRow& r : rows) names += r.name + " ";
+      INFO(fixture << " " << w.name << " among " << names);
+      const auto it = std::find_if(rows.begin(), rows.end(), [&](const CollectiveRow& r) { return r.name == w.name; });
+      REQUIRE(it != rows.end());
+      CHECK(it->group_size == w.n);
+      CHECK(it->t_ici_s == Approx(w.t).epsilon(1e-12));
+      CHECK(it->t_ici_s > 0);
+    }
+    INFO(fixture);
+    CHECK(rows.size() == expected);
+  }
 }
