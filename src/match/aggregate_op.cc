@@ -40,9 +40,9 @@ void split_host_link(OpReport& o, const Prediction& p, const CostSource& cost, c
   o.ici_bytes = std::max(0.0, o.ici_bytes - o.host_bytes);
   const std::string note =
       chip.pcie_bytes_per_s > 0
-          ? cat("host-offload transfer of ", format_bytes(cost.host_bytes), " over the host link at ",
+          ? cat(format_bytes(cost.host_bytes), " over the host link at ",
                 chip.name, "'s PCIe ", format_si(chip.pcie_bytes_per_s, "B/s"))
-          : cat("host-offload transfer of ", format_bytes(cost.host_bytes), ": host link not modelled (",
+          : cat(format_bytes(cost.host_bytes), " to or from host memory: host link not modelled (",
                 chip.name, " has no PCIe bandwidth)");
   o.reason += cat(o.reason.empty() ? "" : "; ", note);
   if (chip.pcie_bytes_per_s <= 0) return;

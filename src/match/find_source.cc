@@ -1,6 +1,7 @@
 // Step 3 of the match: which evidence costs an op (docs/report.md, "How
 // each op gets a prediction").
 #include "roofline/detail/cat.hpp"
+#include "roofline/format/units.hpp"
 #include "roofline/match/match.hpp"
 
 namespace roofline {
@@ -24,6 +25,32 @@ std::string memcpy_note(std::string_view name) {
   if (contains(name, "PtoP") || contains(name, "P2P"))
     return detail::cat("peer-to-peer copy to another device (NVLink / PCIe): ", why);
   return detail::cat("memory copy of unknown direction: ", why);
+}
+
+// A GPU memcpy with its bytes (Kineto args.bytes): a copy within HBM reads
+// and writes them; a copy to or from the host crosses the host link. A peer
+// copy (NVLink / PCIe to another device) has no model yet.
+CostSource cost_from_copy(std::string_view name, std::int64_t bytes) {
+  CostSource c;
+  const double b = static_cast<double>(bytes);
+  c.source = MatchSource::kCopyBytes;
+  c.hlo_category = "copy";
+  if (contains(name, "DtoD") || contains(name, "D2D")) {
+    c.model = ElementwiseModel{.flops = 0, .read_bytes = b, .written_bytes = b, .dtype = DType::kU8};
+    c.note = detail::cat("device-to-device copy of ", format_bytes(b), " within HBM (read and written)");
+  } else if (contains(name, "HtoD") || contains(name, "H2D") || contains(name, "DtoH") || contains(name, "D2H")) {
+    c.model = HostTransferModel{.bytes = b};
+    c.host_bytes = b;
+    c.note = contains(name, "HtoD") || contains(name, "H2D") ? "host-to-device copy" : "device-to-host copy";
+  } else {
+    c.source = MatchSource::kUnmatched;
+    c.hlo_category.clear();
+    c.note = contains(name, "PtoP") || contains(name, "P2P")
+                 ? detail::cat("peer-to-peer copy of ", format_bytes(b),
+                               " to another device (NVLink / PCIe): not modelled")
+                 : detail::cat("memory copy of ", format_bytes(b), " in an unknown direction: not modelled");
+  }
+  return c;
 }
 
 // An XLA op: its HLO instruction when one of the modules has it, else
@@ -55,6 +82,8 @@ CostSource find_cost_source(const Trace& trace, const OpGroup& group, HloModuleI
     if (c.model || !has_xla_figures(op)) return c;
     return cost_from_xla_stats(op);
   }
+  if ((op.category == "gpu_memcpy" || op.category == "memcpy") && group.call != kNoCall)
+    if (const std::optional<std::int64_t> bytes = trace.calls[group.call].copy_bytes) return cost_from_copy(op.name, *bytes);
   CostSource c = cost_from_xla_stats(op);
   if (c.model) return c;
   if (op.category == "gpu_memcpy" || op.category == "memcpy") c.note = memcpy_note(op.name);

@@ -24,6 +24,7 @@ std::string_view cost_source_tag(MatchSource m) {
     case MatchSource::kOpHloText: return "text";
     case MatchSource::kInputDims: return "dims";
     case MatchSource::kCollectiveArgs: return "args";
+    case MatchSource::kCopyBytes: return "bytes";
     case MatchSource::kXlaStats: return "xla";
     case MatchSource::kUnmatched: return "-";
   }

@@ -277,6 +277,7 @@ std::string_view match_source_name(MatchSource m) {
     case MatchSource::kOpHloText: return "op-hlo-text";
     case MatchSource::kInputDims: return "input-dims";
     case MatchSource::kCollectiveArgs: return "collective-args";
+    case MatchSource::kCopyBytes: return "copy-bytes";
     case MatchSource::kXlaStats: return "xla-stats";
     case MatchSource::kUnmatched: return "unmatched";
   }

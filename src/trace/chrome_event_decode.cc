@@ -217,9 +217,10 @@ std::string EventDecoder::str_arg(const Scalar& s, std::string_view key) {
 
 std::optional<CallInfo> EventDecoder::collective_args(const EventFields& f) {
   if (!f.collective.present() && !f.in_msg.present() && !f.out_msg.present() && !f.group_size.present() &&
-      !f.pg_name.present())
+      !f.pg_name.present() && !f.copy_bytes.present())
     return std::nullopt;
   CallInfo c;
+  c.copy_bytes = count_arg(f.copy_bytes, "bytes");
   c.collective = str_arg(f.collective, "Collective name");
   c.in_msg_nelems = count_arg(f.in_msg, "In msg nelems");
   c.out_msg_nelems = count_arg(f.out_msg, "Out msg nelems");

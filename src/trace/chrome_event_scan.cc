@@ -19,6 +19,7 @@ Scalar EventFields::*arg_field(std::string_view k) {
   switch (k.size()) {
     case 4: return is(k, "name") ? &EventFields::a_name : nullptr;
     case 5:
+      if (is(k, "bytes")) return &EventFields::copy_bytes;
       if (is(k, "flops")) return &EventFields::flops;
       if (is(k, "tf_op")) return &EventFields::tf_op;
       if (is(k, "dtype")) return &EventFields::dtype;

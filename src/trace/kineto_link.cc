@@ -107,6 +107,7 @@ CallInfo merged_call(const Trace& t, std::uint32_t launched, std::uint32_t own_c
   merged.group_size = own.group_size;
   merged.dtype = own.dtype;
   merged.process_group = own.process_group;
+  merged.copy_bytes = own.copy_bytes;
   return merged;
 }
 

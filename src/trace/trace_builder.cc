@@ -153,7 +153,7 @@ std::uint32_t TraceBuilder::intern_call(CallInfo c) {
   for (const std::string* s : {&c.launcher, &c.input_dims, &c.input_types, &c.collective,
                                &c.dtype, &c.process_group})
     key_.append(*s).push_back('\x1f');
-  for (const auto* v : {&c.in_msg_nelems, &c.out_msg_nelems, &c.group_size}) {
+  for (const auto* v : {&c.in_msg_nelems, &c.out_msg_nelems, &c.group_size, &c.copy_bytes}) {
     if (*v) detail::append_one(key_, **v);
     key_.push_back('\x1f');
   }

@@ -168,18 +168,31 @@ TEST_CASE("real v6e: host-offload copies cross the host link, not the interconne
   CHECK(copies == 6);
 }
 
-TEST_CASE("real Kineto: GPU copies are explained by their direction") {
+TEST_CASE("real Kineto: GPU copies are costed from their bytes by their direction") {
   const std::string path = roofline::testing::require_real("hta/a100-80gb_16rank_rank0.json.gz").string();
   const roofline::Report r = report_at(path, {});
+  const roofline::Chip& chip = roofline::chip(r.chip);
   int dtod = 0, htod = 0;
   for (const OpReport& op : r.ops) {
+    if (!op.name.starts_with("Memcpy")) continue;
+    INFO(op.name << " " << op.reason);
+    // Every copy of this trace carries args.bytes (1,390 of 1,390).
+    CHECK(op.predicted);
+    CHECK(op.match == roofline::MatchSource::kCopyBytes);
     if (op.name.starts_with("Memcpy DtoD")) {
       ++dtod;
-      CHECK(mentions(op.reason, "device-to-device copy within HBM"));
+      CHECK(mentions(op.reason, "device-to-device copy of"));
+      CHECK(mentions(op.reason, "within HBM"));
       CHECK_FALSE(mentions(op.reason, "host"));
+      // Read and written: 2 x bytes at the chip's HBM bandwidth.
+      CHECK(op.predicted_s == Approx(op.hbm_bytes / chip.hbm_bytes_per_s));
+      CHECK(op.host_bytes == 0);
     } else if (op.name.starts_with("Memcpy HtoD")) {
       ++htod;
-      CHECK(mentions(op.reason, "host-to-device copy over the host link"));
+      CHECK(mentions(op.reason, "host-to-device copy; "));
+      CHECK(op.host_bound);
+      CHECK(op.predicted_s == Approx(op.host_bytes / chip.pcie_bytes_per_s));
+      CHECK(op.hbm_bytes == 0);
     }
   }
   CHECK(dtod > 0);

@@ -129,8 +129,17 @@ struct XlaStatsModel {
   std::optional<GroupCollective> collective = {};
 };
 
+// A copy between host and device memory (a GPU memcpy HtoD / DtoH with its
+// bytes from the trace): timed over the host link, the chip's PCIe
+// bandwidth, as the HLO model times a host-offload copy (in T_ici; the
+// report relabels it as the host link). No PCIe figure: 0 s, and the report
+// says the host link is not modelled.
+struct HostTransferModel {
+  double bytes = 0;
+};
+
 using OpModel = std::variant<HloModel, AsyncStartModel, LoopContainerModel, MatmulModel, AttentionModel, ElementwiseModel,
-                             CollectiveModel, XlaStatsModel>;
+                             CollectiveModel, XlaStatsModel, HostTransferModel>;
 
 // The roofline of one occurrence of each model on `chip`.
 inline Prediction predict(const HloModel& m, const Chip& chip) { return predict(*m.instruction, chip); }
@@ -165,6 +174,11 @@ inline Prediction predict(const XlaStatsModel& m, const Chip& chip) {
     op.t_ici_s = t.t_ici_s;
   }
   return predict(op, chip);
+}
+
+inline Prediction predict(const HostTransferModel& m, const Chip& chip) {
+  const double t = chip.pcie_bytes_per_s > 0 ? m.bytes / chip.pcie_bytes_per_s : 0;
+  return predict(CostedOp{.ici_bytes = m.bytes, .t_ici_s = t}, chip);
 }
 
 // The roofline of one occurrence of `model` on `chip`. Pure and cheap: call

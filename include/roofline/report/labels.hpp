@@ -18,11 +18,12 @@ namespace roofline {
 std::string op_bound_label(const OpReport& op);
 
 // A short tag for the text and Markdown tables ("hlo", "file", "dims",
-// "args", "xla", "-"); kCostSourceLegend says what each means.
+// "args", "bytes", "xla", "-"); kCostSourceLegend says what each means.
 std::string_view cost_source_tag(MatchSource m);
 inline constexpr std::string_view kCostSourceLegend =
     "src: hlo = HLO embedded in the profile, file = an HLO module given with --hlo, dims = the launching "
-    "op's Input Dims, args = collective args, xla = XLA's recorded flops/bytes, - = not predicted";
+    "op's Input Dims, args = collective args, bytes = a copy's own bytes, xla = XLA's recorded flops/bytes, "
+    "- = not predicted";
 
 // A kernel name fit for a table cell of at most `max` characters: long C++
 // names lose their "void " and parameter list, then their template

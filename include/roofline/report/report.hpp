@@ -22,6 +22,7 @@ enum class MatchSource : unsigned char {
   kOpHloText,    // the op's own HLO text recorded by the profiler
   kInputDims,    // a PyTorch kernel's launching op and its Input Dims
   kCollectiveArgs, // NCCL/RCCL kernel args: message size and group size
+  kCopyBytes,    // a GPU memcpy's own bytes (Kineto args.bytes) and its direction
   kXlaStats,     // only XLA's recorded flops/bytes were available
   kUnmatched,
 };

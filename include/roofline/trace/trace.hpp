@@ -103,6 +103,9 @@ struct CallInfo {
   std::optional<std::int64_t> group_size;
   std::string dtype;         // of the collective message ("Float", "BFloat16")
   std::string process_group; // "Process Group Name"
+  // A GPU memcpy / memset's own bytes (Kineto args.bytes): kept per call so
+  // that copies of different sizes are costed apart.
+  std::optional<std::int64_t> copy_bytes;
   friend bool operator==(const CallInfo&, const CallInfo&) = default;
 };
 
