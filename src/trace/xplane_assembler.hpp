@@ -85,6 +85,7 @@ class XPlaneAssembler {
   std::int64_t base_ns_ = 0;
   std::unique_ptr<PlaneState> cur_;
   std::deque<std::string> owned_;  // inflated compressed strings
+  std::uint64_t inflated_bytes_ = 0;  // their total, bounded by options_.max_inflated_bytes
   absl::flat_hash_map<std::string, bool> warned_;
 
   struct EventStats;

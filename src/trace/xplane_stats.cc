@@ -76,12 +76,16 @@ std::optional<std::string_view> XPlaneAssembler::stat_str(const XStatView& s, st
       return std::nullopt;
     }
     case XStatType::kCompressedStr: {
-      auto text = gunzip(s.s, cat(origin_, ": plane '", p.name, "': stat '", what, "'"),
-                         options_.max_decompressed_bytes);
+      // Every inflated string is kept: together they stay within
+      // max_inflated_bytes, so a bomb costs a warning, not the memory.
+      const std::uint64_t room =
+          options_.max_inflated_bytes > inflated_bytes_ ? options_.max_inflated_bytes - inflated_bytes_ : 0;
+      auto text = gunzip(s.s, cat(origin_, ": plane '", p.name, "': stat '", what, "'"), room);
       if (!text.ok()) {
-        warn_once(cat("gz:", what), std::string(text.status().message()));
+        warn_once(cat("gz:", what), cat(std::string(text.status().message()), "; the stat is ignored"));
         return std::nullopt;
       }
+      inflated_bytes_ += text->size();
       owned_.push_back(std::move(*text));
       return std::string_view(owned_.back());
     }

@@ -211,6 +211,32 @@ TEST_CASE("xplane: gzip-compressed string stats are inflated") {
   CHECK(t->ops[t->devices[0].events[0].op].category == "non-fusion elementwise");
 }
 
+TEST_CASE("xplane: gzip'd string stats together stay within max_inflated_bytes", "[hostile][limits]") {
+  // Two ops whose gzip'd category inflates to 40 kB each; the limit holds
+  // one of them: the second is ignored with one warning naming the option.
+  const std::string big(40000, 'x');
+  Pb p;
+  p.sint(1, 2).bytes(2, "/device:TPU:0");
+  p.msg(3, Pb().sint(1, 3).bytes(2, "XLA Ops").msg(4, rt::event(11, 0, 5)).msg(4, rt::event(12, 10, 5)));
+  p.msg(4, rt::event_metadata(11, "%f = f32[] add(f32[] %a, f32[] %b)", "f",
+                              Pb().msg(5, Pb().sint(1, kHloCategory).bytes(8, gzip_of(big)))));
+  p.msg(4, rt::event_metadata(12, "%g = f32[] add(f32[] %a, f32[] %b)", "g",
+                              Pb().msg(5, Pb().sint(1, kHloCategory).bytes(8, gzip_of(big)))));
+  p.msg(5, rt::stat_metadata(kHloCategory, "hlo_category"));
+  TraceReadOptions o;
+  o.max_inflated_bytes = 60000;
+  auto t = parse_xplane(xspace({p}), "bomb.xplane.pb", o);
+  REQUIRE(t.ok());
+  int inflated = 0;
+  for (const Event& e : t->devices[0].events) inflated += t->ops[e.op].category == big;
+  CHECK(inflated == 1);
+  bool warned = false;
+  for (const std::string& w : t->warnings)
+    warned |= w.find("bomb.xplane.pb: plane '/device:TPU:0': stat 'hlo_category': decompresses to more than") == 0 &&
+              w.find("--max-inflated-bytes") != std::string::npos && w.find("the stat is ignored") != std::string::npos;
+  CHECK(warned);
+}
+
 TEST_CASE("xplane: GPU kernels are named by the HLO op they ran for, per program") {
   Pb p;
   p.sint(1, 0).bytes(2, "/device:GPU:0");
