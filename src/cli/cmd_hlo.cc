@@ -21,6 +21,17 @@
 namespace roofline::cli {
 namespace {
 
+// How many times a row runs: exact up to 2^53 (every count a double holds
+// exactly), scientific beyond (nested loops with huge trip counts), never a
+// cast that wraps.
+std::string runs_text(double executions) {
+  if (executions >= 0 && executions <= 9007199254740992.0) return detail::cat(static_cast<long long>(executions));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3e", executions);
+  return buf;
+}
+
+
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string s;
   for (const std::string& x : v) s += (s.empty() ? "" : sep) + x;
@@ -118,7 +129,7 @@ int run(const Args& args) {
     if (shape.size() > 48) shape = shape.substr(0, 45) + "...";
     t.add_row({std::string(r->instruction->name), std::string(r->instruction->opcode_name),
                std::string(category_name(r->cost.category)), shape,
-               r->executions == 1 ? std::string("1") : detail::cat(static_cast<long long>(r->executions)),
+               runs_text(r->executions),
                format_si(p.flops, "FLOP"), format_bytes(p.hbm_bytes), format_seconds(p.t_math_s),
                format_seconds(p.t_hbm_s), format_seconds(p.t_ici_s), hlo_row_bound(p),
                group_text(*r), join(hlo_row_notes(*r, *chip), "; ")});

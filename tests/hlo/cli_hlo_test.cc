@@ -74,3 +74,13 @@ TEST_CASE("cli hlo: --chip is required and checked") {
   CHECK(r.exit_code != 0);
   CHECK(r.err.find("tpu-v99") != std::string::npos);
 }
+
+TEST_CASE("cli hlo: run counts past 2^53 print in scientific notation, never wrapped") {
+  auto r = run_cli("hlo " + fixture("huge_trip_counts.hlo") + " --chip tpu-v5e");
+  REQUIRE(r.exit_code == 0);
+  // sine runs 1e12 x 1e15 = 1e27 times; the outer loop's bytes 1e27 x 32 B.
+  CHECK(r.out.find("1.000e+27") != std::string::npos);
+  CHECK(r.out.find("3.20e+28 B") != std::string::npos);
+  CHECK(r.out.find("-9223372036854775808") == std::string::npos);
+  CHECK(r.out.find(" 1000000000000  ") != std::string::npos);  // exact below 2^53
+}
