@@ -34,6 +34,7 @@ std::string cost_caveats(const HloCost& c) {
   if (c.flags.collective_not_timed) note += "collective without a network model: T_ici not predicted; ";
   if (c.flags.conditional_max) note += "conditional: the costliest branch; ";
   if (c.flags.unbounded_dynamic_shape) note += "unbounded dynamic dimension counted as 0; ";
+  if (c.flags.size_saturated) note += "a shape of 2^63 bytes or more, its size counted as 2^63 (a broken module); ";
   if (!note.empty()) note.resize(note.size() - 2);
   return note;
 }

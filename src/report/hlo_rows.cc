@@ -22,6 +22,7 @@ std::vector<std::string> hlo_row_notes(const HloPredictionRow& r, const Chip& ch
   if (f.unbounded_dynamic_shape) n.push_back("unbounded dynamic shape counted as 0");
   if (f.collective_not_timed) n.push_back("collective not timed");
   if (f.conditional_max) n.push_back("max over branches");
+  if (f.size_saturated) n.push_back("a shape of 2^63 bytes or more: its size counted as 2^63 (the module is broken)");
   if (r.cost.host_bytes > 0) n.push_back("host transfer over PCIe");
   // The chip has no unit for the type (bf16 on a V100, fp32 on a TPU):
   // select_peak timed the arithmetic at another peak; say which.

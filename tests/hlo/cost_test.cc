@@ -46,6 +46,34 @@ TEST_CASE("cost: dot is 2 x result elements x contracted size") {
   CHECK(c.dtype == roofline::DType::kF32);
 }
 
+TEST_CASE("cost: a dot whose dimension numbers name no dimension is not guessed") {
+  // lhs_contracting_dims={5} on a rank-2 operand: once costed as K = 1
+  // (2 x 8 x 4 = 64 FLOPs); XLA's verifier refuses it.
+  HloModule m = module(
+      "  %a = f32[8,16]{1,0} parameter(0)\n  %b = f32[16,4]{1,0} parameter(1)\n"
+      "  %d = f32[8,4]{1,0} dot(%a, %b), lhs_contracting_dims={5}, rhs_contracting_dims={0}\n"
+      "  ROOT %e = f32[8,4]{1,0} dot(%a, %a), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n");
+  const HloCost c = cost_of(m, "d");
+  CHECK(c.flops == 0);
+  CHECK(c.flags.unknown_opcode);
+  // Contracted sizes that differ (16 against 8) are refused the same way.
+  const HloCost e = cost_of(m, "e");
+  CHECK(e.flops == 0);
+  CHECK(e.flags.unknown_opcode);
+}
+
+TEST_CASE("cost: a shape past 2^63 bytes is flagged, not silently saturated") {
+  // f32[2^32, 2^32] is 2^66 bytes: the count saturates at 2^63 - 1 and says so.
+  HloModule m = module(
+      "  %a = f32[4294967296,4294967296]{1,0} parameter(0)\n"
+      "  ROOT %s = f32[4294967296,4294967296]{1,0} sine(%a)\n"
+      "  %small = f32[4]{0} parameter(1)\n");
+  const HloCost c = cost_of(m, "s");
+  CHECK(c.flags.size_saturated);
+  CHECK(c.bytes_read == 9223372036854775807.0);
+  CHECK_FALSE(cost_of(m, "small").flags.size_saturated);
+}
+
 TEST_CASE("cost: batched dot counts the batch once and mixed types compute in the wider one") {
   HloModule m = module(
       "  %a = s8[4,64,32]{2,1,0} parameter(0)\n  %b = bf16[4,32,16]{2,1,0} parameter(1)\n"

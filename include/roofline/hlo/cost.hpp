@@ -75,10 +75,11 @@ struct HloCostFlags {
   bool unbounded_dynamic_shape = false; // a `?` dimension: counted as size 0
   bool collective_not_timed = false;    // a collective without a network model (send/recv, groups unknown)
   bool conditional_max = false;         // a conditional: the maximum over its branches
+  bool size_saturated = false;          // a shape of 2^63 bytes or more: its size counted as 2^63 - 1
 
   bool any() const {
     return unknown_custom_call || unknown_opcode || trip_count_unknown || unbounded_dynamic_shape ||
-           collective_not_timed || conditional_max;
+           collective_not_timed || conditional_max || size_saturated;
   }
   HloCostFlags& operator|=(const HloCostFlags& o) {
     unknown_custom_call |= o.unknown_custom_call;
@@ -87,6 +88,7 @@ struct HloCostFlags {
     unbounded_dynamic_shape |= o.unbounded_dynamic_shape;
     collective_not_timed |= o.collective_not_timed;
     conditional_max |= o.conditional_max;
+    size_saturated |= o.size_saturated;
     return *this;
   }
 };

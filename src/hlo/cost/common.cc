@@ -1,6 +1,7 @@
 // The view of an instruction that handlers cost, and the shape arithmetic
 // they share: elements, array leaves, HBM and host bytes.
 #include "src/hlo/cost/handlers.hpp"
+#include "src/hlo/int_math.hpp"
 
 namespace roofline {
 namespace detail {
@@ -65,6 +66,13 @@ bool has_unbounded(const Shape& s) {
   if (s.unbounded_dims) return true;
   for (const Shape& e : s.tuple_shapes)
     if (has_unbounded(e)) return true;
+  return false;
+}
+
+bool size_saturated(const Shape& s) {
+  if (s.is_array() && padded_bytes(s) == kInt64Max) return true;
+  for (const Shape& e : s.tuple_shapes)
+    if (size_saturated(e)) return true;
   return false;
 }
 

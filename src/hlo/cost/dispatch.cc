@@ -88,6 +88,9 @@ HloCost Costing::cost(const HloInstruction& i, int depth) {
   bool unbounded = has_unbounded(i.shape);
   for (const Shape* s : v.in) unbounded |= has_unbounded(*s);
   c.flags.unbounded_dynamic_shape = unbounded;
+  bool saturated = size_saturated(i.shape);
+  for (const Shape* s : v.in) saturated |= size_saturated(*s);
+  c.flags.size_saturated = saturated;
   Arith a;
   a.dtype = c.dtype;
   instruction_handler(i, v.op)(v, *this, &a, &c);

@@ -5,7 +5,8 @@
 namespace roofline::detail {
 
 // dot          FLOPs = 2 x elements(result) x prod(lhs contracting dims)
-//              (nothing when the dimension numbers could not be read).
+//              (nothing, and "no FLOP model", when the dimension numbers
+//              could not be read or name no dimension of the operands).
 //              Bytes: operands read, result written. Category matmul.
 //              Compute type: the wider operand type (compute_dtype).
 void dot(const OpView& v, Costing&, Arith* a, HloCost* c) {
@@ -13,11 +14,21 @@ void dot(const OpView& v, Costing&, Arith* a, HloCost* c) {
   const DotDimensionNumbers* dims = v.attrs().dot_dimensions;
   if (v.in.size() >= 2 && dims != nullptr) {
     const Shape& lhs = *v.in[0];
+    const Shape& rhs = *v.in[1];
+    // Dimension numbers that name no dimension of the operand, or contract
+    // dimensions of different sizes, are an HLO XLA's verifier refuses: no
+    // FLOPs are guessed for it (once it counted as if K were 1).
+    bool valid = dims->lhs_contracting.size() == dims->rhs_contracting.size();
     double reduction = 1;
-    for (std::int64_t k : dims->lhs_contracting)
-      if (k >= 0 && k < lhs.rank()) reduction *= static_cast<double>(lhs.dims[static_cast<std::size_t>(k)]);
-    t = compute_dtype(lhs.element_type, v.in[1]->element_type);
-    a->flops += 2 * elements(first_array(*v.out)) * reduction;
+    for (std::size_t i = 0; valid && i < dims->lhs_contracting.size(); ++i) {
+      const std::int64_t k = dims->lhs_contracting[i], r = dims->rhs_contracting[i];
+      valid = k >= 0 && k < lhs.rank() && r >= 0 && r < rhs.rank() &&
+              lhs.dims[static_cast<std::size_t>(k)] == rhs.dims[static_cast<std::size_t>(r)];
+      if (valid) reduction *= static_cast<double>(lhs.dims[static_cast<std::size_t>(k)]);
+    }
+    t = compute_dtype(lhs.element_type, rhs.element_type);
+    if (valid) a->flops += 2 * elements(first_array(*v.out)) * reduction;
+    else a->flags.unknown_opcode = true;
   }
   // The first dot decides the type unless a convolution already did.
   if (!a->has_dot && !a->has_conv) a->dtype = t;

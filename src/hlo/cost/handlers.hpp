@@ -55,6 +55,8 @@ OpView view_of(const HloInstruction& i, int depth);
 double elements(const Shape& s);
 // The first array leaf of a tuple (or the shape itself).
 const Shape& first_array(const Shape& s);
+// A shape (or a tuple element) whose size in bytes saturated at 2^63 - 1.
+bool size_saturated(const Shape& s);
 bool has_unbounded(const Shape& s);
 // The element type of first_array(s); f32 for a token or an empty tuple.
 DType array_type(const Shape& s);
