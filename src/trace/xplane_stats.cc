@@ -96,6 +96,16 @@ std::optional<std::string_view> XPlaneAssembler::stat_str(const XStatView& s, st
   }
 }
 
+// stat_int for a count: a negative one (a broken producer) would become a
+// negative MFU; it is ignored with one warning.
+std::optional<std::int64_t> XPlaneAssembler::stat_count(const XStatView& s, std::string_view what) {
+  const std::optional<std::int64_t> v = stat_int(s, what);
+  if (!v || *v >= 0) return v;
+  warn_once(cat("negative:", what), cat(origin_, ": plane '", planes_[cur_->index].name, "': stat '", what,
+                                        "' is a negative count (", *v, "); ignored"));
+  return std::nullopt;
+}
+
 std::optional<std::int64_t> XPlaneAssembler::stat_int(const XStatView& s, std::string_view what) {
   if (s.type == XStatType::kInt64) return s.i;
   if (s.type == XStatType::kUint64 && s.u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
@@ -170,13 +180,13 @@ void XPlaneAssembler::read_op_stat(const XStatView& s, OpInfo& op) {
       else if (auto v = stat_int(s, "program_id")) op.program_id = static_cast<std::uint64_t>(*v);
       break;
     case StatKind::kFlops:
-      if (auto v = stat_int(s, "flops")) op.flops = *v;
+      if (auto v = stat_count(s, "flops")) op.flops = *v;
       break;
     case StatKind::kModelFlops:
-      if (auto v = stat_int(s, "model_flops")) op.model_flops = *v;
+      if (auto v = stat_count(s, "model_flops")) op.model_flops = *v;
       break;
     case StatKind::kBytesAccessed:
-      if (auto v = stat_int(s, "bytes_accessed")) op.bytes_accessed = *v;
+      if (auto v = stat_count(s, "bytes_accessed")) op.bytes_accessed = *v;
       break;
     case StatKind::kShapeWithLayout:
       if (auto v = stat_str(s, "shape_with_layout")) op.shape_with_layout = std::string(*v);

@@ -237,6 +237,26 @@ TEST_CASE("xplane: gzip'd string stats together stay within max_inflated_bytes",
   CHECK(warned);
 }
 
+TEST_CASE("xplane: negative flops and bytes stats are ignored with a warning", "[hostile]") {
+  Pb p;
+  p.sint(1, 2).bytes(2, "/device:TPU:0");
+  p.msg(3, Pb().sint(1, 3).bytes(2, "XLA Ops").msg(4, rt::event(11, 0, 5)));
+  p.msg(4, rt::event_metadata(11, "%f = f32[] add(f32[] %a, f32[] %b)", "f",
+                              Pb().msg(5, rt::stat_int(kFlops, -5000)).msg(5, rt::stat_int(kBytes, -1))));
+  p.msg(5, rt::stat_metadata(kFlops, "flops"));
+  p.msg(5, rt::stat_metadata(kBytes, "bytes_accessed"));
+  auto t = parse_xplane(xspace({p}), "neg.xplane.pb");
+  REQUIRE(t.ok());
+  const OpInfo& op = t->ops[t->devices[0].events[0].op];
+  CHECK_FALSE(op.flops.has_value());
+  CHECK_FALSE(op.bytes_accessed.has_value());
+  int warned = 0;
+  for (const std::string& w : t->warnings)
+    warned += w == "neg.xplane.pb: plane '/device:TPU:0': stat 'flops' is a negative count (-5000); ignored" ||
+              w == "neg.xplane.pb: plane '/device:TPU:0': stat 'bytes_accessed' is a negative count (-1); ignored";
+  CHECK(warned == 2);
+}
+
 TEST_CASE("xplane: GPU kernels are named by the HLO op they ran for, per program") {
   Pb p;
   p.sint(1, 0).bytes(2, "/device:GPU:0");
