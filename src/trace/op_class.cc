@@ -57,6 +57,20 @@ bool is_copy_kernel(std::string_view lowered) {
          lowered.find("copybuffer") != std::string::npos || lowered.find("fillbuffer") != std::string::npos;
 }
 
+// XLA:CPU thunks carry no HLO category, only the instruction's name, and
+// jax names a collective instruction after its primitive: psum.7,
+// psum_invariant.7, pmax.2, ppermute.3 (all_gather / reduce_scatter /
+// all_to_all are caught by the words above).
+bool is_jax_collective_name(std::string_view n) {
+  static constexpr std::string_view kPrimitives[] = {"psum", "pmax", "pmin", "ppermute", "pbroadcast"};
+  for (std::string_view p : kPrimitives) {
+    if (!starts_with(n, p)) continue;
+    const std::string_view rest = n.substr(p.size());
+    if (rest.empty() || rest[0] == '.' || rest[0] == '_') return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 OpClass classify_op(std::string_view category, std::string_view name, std::string_view kernel) {
@@ -72,7 +86,7 @@ OpClass classify_op(std::string_view category, std::string_view name, std::strin
   if (contains_any(cat, kCollectiveWords) || contains_any(n, kCollectiveWords) ||
       contains_any(k, kCollectiveWords) || cat == "send" || cat == "recv" ||
       starts_with(n, "send.") || starts_with(n, "recv.") || n == "send" || n == "recv" ||
-      starts_with(n, "send-done") || starts_with(n, "recv-done"))
+      starts_with(n, "send-done") || starts_with(n, "recv-done") || is_jax_collective_name(n))
     return OpClass::kCollective;
   static constexpr std::string_view kMoveCategories[] = {
       "gpu_memcpy", "gpu_memset", "memcpy", "memset", "copy", "copy-start", "copy-done",

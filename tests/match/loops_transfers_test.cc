@@ -198,3 +198,30 @@ TEST_CASE("real Kineto: GPU copies are costed from their bytes by their directio
   CHECK(dtod > 0);
   CHECK(htod > 0);
 }
+
+TEST_CASE("jax FSDP profile: 8 virtual devices, every collective timed with its group of 8, a CPU caveat") {
+  // tests/data/jax/fsdp_mlp.xplane.pb.gz: two runs of the FSDP step on 8
+  // virtual CPU devices, with the HloProto jax embeds (mesh-less explicit
+  // groups {{0..7}}).
+  roofline::ReportOptions o;
+  const roofline::Chip& v5e = roofline::chip("tpu-v5e");
+  o.chip = &v5e;
+  const roofline::Report r = report_at(roofline::testing::test_data("jax/fsdp_mlp.xplane.pb.gz").string(), o);
+  CHECK(r.devices.size() == 8);
+  int collectives = 0;
+  for (const OpReport& op : r.ops) {
+    if (op.category != "collective") continue;
+    ++collectives;
+    INFO(op.name << ": " << op.reason);
+    CHECK(op.predicted);
+    CHECK(op.t_ici_s > 0);  // never a silent zero
+    CHECK(op.count == 16);  // 2 runs x 8 devices
+  }
+  CHECK(collectives == 5);  // 2 all-gathers, 2 reduce-scatters, 1 psum
+  // all_gather.6: f32[1024,1024] = 4 MiB gathered over a ring of 8 on v5e
+  // (45e9 B/s per link, tests/hlo/jax_fixtures_test.cc): 7/8 x 4 MiB / W per run.
+  CHECK(op_named(r, "all_gather.6").predicted_s == Approx(16 * 7.0 / 8 * 4194304 / 45e9));
+  bool caveat = false;
+  for (const std::string& n : r.notes) caveat |= mentions(n, "measured on a CPU (XLA:CPU)");
+  CHECK(caveat);
+}
