@@ -12,7 +12,8 @@ jax_cpu   tests/data/trace/jax_cpu/plugins/profile/2026_01_01_00_00_00/
           so the tests can check that both readers see the same ops with the
           same times. The run folder is renamed to a fixed name so the tree is
           stable.
-jax_cpu8  tests/data/trace/jax_cpu8.xplane.pb
+jax_cpu8  tests/data/trace/jax_cpu8.xplane.pb and, from the same capture,
+          tests/data/trace/jax_cpu8.trace.json.gz (the TSL JSON export):
           eight virtual CPU devices (--xla_force_host_platform_device_count=8):
           a matmul sharded over its contracting dimension and a psum of the
           partial products, 3 steps. XLA's CPU thunks of all eight devices run
@@ -92,9 +93,13 @@ def make_jax_cpu8(out):
             for _ in range(3):
                 jax.block_until_ready(step(x, w))
         (xplane,) = (pathlib.Path(tmp) / "plugins/profile").glob("*/*.xplane.pb")
+        (json_export,) = (pathlib.Path(tmp) / "plugins/profile").glob("*/*.trace.json.gz")
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(xplane, out)
+        json_out = out.with_name(out.name.replace(".xplane.pb", ".trace.json.gz"))
+        shutil.copyfile(json_export, json_out)
     show(out)
+    show(json_out)
 
 
 def main():

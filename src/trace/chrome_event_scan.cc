@@ -49,6 +49,7 @@ Scalar EventFields::*arg_field(std::string_view k) {
     case 13: return is(k, "In msg nelems") ? &EventFields::in_msg : nullptr;
     case 14:
       if (is(k, "bytes_accessed")) return &EventFields::bytes_accessed;
+      if (is(k, "device_ordinal")) return &EventFields::device_ordinal;
       if (is(k, "correlation_id")) return &EventFields::correlation;
       if (is(k, "Out msg nelems")) return &EventFields::out_msg;
       return nullptr;

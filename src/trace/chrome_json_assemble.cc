@@ -39,8 +39,12 @@ class Assembler {
     for (auto& [key, e] : entities_) describe(key.first, e);
     for (std::uint32_t li : lines_in_order()) add_line(s_.lines[li]);
     for (auto& [key, e] : entities_) {
-      if (e.device) t_.devices.push_back(std::move(e.d));
-      else t_.hosts.push_back(std::move(e.d));
+      if (e.device) {
+        t_.devices.push_back(std::move(e.d));
+        continue;
+      }
+      if (!e.ordinals.empty()) b_.set_device_ordinals(t_.hosts.size(), std::move(e.ordinals));
+      t_.hosts.push_back(std::move(e.d));
     }
     return b_.finish();
   }
@@ -48,6 +52,7 @@ class Assembler {
  private:
   struct Entity {
     bool device = false;
+    std::vector<std::pair<std::uint32_t, std::int32_t>> ordinals;  // (event index, device_ordinal)
     Device d;
   };
 
@@ -248,6 +253,9 @@ class Assembler {
     const std::uint32_t index = static_cast<std::uint32_t>(d.lines.size());
     d.lines.push_back(line_of(l, ent));
     d.events.reserve(d.events.size() + l.events.size());
+    const auto base = static_cast<std::uint32_t>(d.events.size());
+    if (!ent.device)
+      for (const auto& [i, ordinal] : l.ordinals) ent.ordinals.emplace_back(base + i, ordinal);
     for (const StagedEvent& s : l.events) {
       Event e{.start_ps = s.start_ps, .duration_ps = s.duration_ps, .self_ps = s.duration_ps,
               .op = s.op, .line = index, .correlation_id = s.correlation};

@@ -109,6 +109,9 @@ void ChromeStager::complete(const EventFields& f, const TimedEvent& t, std::uint
   if ((t.category == "user_annotation" || t.category == "cpu_op") && f.name.starts_with("ProfilerStep#"))
     builder_.trace().host_steps.push_back(
         {.name = std::string(f.name), .start_ps = t.start_ps, .duration_ps = t.duration_ps});
+  if (f.device_ordinal.present())
+    if (auto v = decoder_.count_arg(f.device_ordinal, "device_ordinal"); v && *v <= 1 << 20)
+      l.ordinals.emplace_back(static_cast<std::uint32_t>(l.events.size()), static_cast<std::int32_t>(*v));
   l.events.push_back(e);
 }
 

@@ -104,6 +104,9 @@ struct StagedLine {
   LineKey key;
   bool device_ops = false;  // saw kernel / gpu_memcpy / gpu_memset
   std::vector<StagedEvent> events;
+  // (index into events, device_ordinal) of the XLA:CPU thunks that name
+  // their virtual device, in event order (TraceBuilder::set_device_ordinals).
+  std::vector<std::pair<std::uint32_t, std::int32_t>> ordinals;
   std::vector<OpenBegin> open;
   // Kineto host threads: their cpu_ops in arrival order, and their indices
   // by start (longest first), to find the one enclosing a launch.

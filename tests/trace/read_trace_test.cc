@@ -89,6 +89,26 @@ TEST_CASE("read: XLA:CPU thunks of eight virtual devices are eight devices, by d
   }
 }
 
+TEST_CASE("read: the JSON export of the same capture splits the same eight devices") {
+  // jax_cpu8.trace.json.gz is the TSL JSON jax wrote beside the XPlane; its
+  // thunk events carry args.device_ordinal too.
+  auto x = read_trace(test_data("trace/jax_cpu8.xplane.pb").string());
+  auto j = read_trace(test_data("trace/jax_cpu8.trace.json.gz").string());
+  REQUIRE(x.ok());
+  REQUIRE(j.ok());
+  REQUIRE(j->devices.size() == 8);
+  const auto xs = compute_op_stats(*x).devices;
+  const auto js = compute_op_stats(*j).devices;
+  REQUIRE(xs.size() == js.size());
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    INFO(js[i].name);
+    CHECK(j->devices[i].id == static_cast<int>(i));
+    CHECK(j->devices[i].events.size() == 6);
+    // The JSON export rounds times to ns (XPlane keeps ps).
+    CHECK(js[i].busy_s == Approx(xs[i].busy_s).epsilon(1e-6));
+  }
+}
+
 TEST_CASE("cli: stats --device 3 picks one of eight XLA:CPU devices") {
   auto r = run_cli("stats '" + test_data("trace/jax_cpu8.xplane.pb").string() + "' --device 3 --format json");
   REQUIRE(r.exit_code == 0);
