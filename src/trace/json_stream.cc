@@ -17,7 +17,13 @@ absl::Status JsonStream::scan_error() const {
 
 absl::Status JsonStream::refill_or_fail(const char* keep, std::string_view truncated_in) {
   auto grew = w_.refill(keep);
-  if (!grew.ok()) return absl::ResourceExhaustedError(cat(origin_, ": ", std::string(grew.status().message())));
+  if (!grew.ok()) {
+    // The input stream's own errors (a gzip fault, a limit) already name
+    // the file; only the window's (one value too large) needs it.
+    const std::string message(grew.status().message());
+    if (message.starts_with(origin_ + ": ")) return grew.status();
+    return absl::Status(grew.status().code(), cat(origin_, ": ", message));
+  }
   if (!*grew)
     return absl::DataLossError(cat(origin_, ": truncated JSON: the data ends inside ", truncated_in, where(w_.end)));
   return absl::OkStatus();

@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -160,4 +162,25 @@ TEST_CASE("read limits: events kept and gunzipped bytes end in one located error
   CHECK_THAT(std::string(bomb.status().message()),
              Catch::StartsWith("bomb.xplane.pb.gz: decompresses to more than 65536 bytes, over the limit") &&
                  Catch::Contains("--max-inflated-bytes"));
+}
+
+TEST_CASE("read limits: a gzip'd JSON past max_decompressed_bytes names its file once", "[trace][hostile][limits]") {
+  std::string json = R"({"traceEvents": [)";
+  for (int i = 0; i < 70000; ++i) json += std::string(i ? "," : "") + kOneKernel;  // 6 MB
+  json += "]}";
+  const std::string path = (std::filesystem::temp_directory_path() / "roofline_limit_test.json.gz").string();
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << gzip_for_test(json);
+  }
+  TraceReadOptions o;
+  // Past the reader's first 2 MiB window, so the error comes from a refill.
+  o.max_decompressed_bytes = 4000000;
+  auto t = read_trace(path, o);
+  std::filesystem::remove(path);
+  REQUIRE_FALSE(t.ok());
+  const std::string m(t.status().message());
+  CHECK(m.starts_with(path + ": decompresses to more than 4000000 bytes"));
+  CHECK(m.find(path, 1) == std::string::npos);  // once, not "path: path: ..."
+  CHECK(m.find("--max-decompressed-bytes") != std::string::npos);
 }
