@@ -10,6 +10,7 @@ std::vector<OptionSpec> with_read_limits(std::vector<OptionSpec> options) {
   using detail::cat;
   const std::vector<OptionSpec> limits = {
       {"max-events", "N", cat("timed events kept from a trace (default ", d.max_events, ")")},
+      {"max-ops", "N", cat("distinct ops of a JSON trace (default ", d.max_ops, ")")},
       {"max-inflated-bytes", "N",
        cat("gunzipped bytes held in memory: a gzip'd XSpace, gzip'd XStat strings (default ", d.max_inflated_bytes,
            ")")},
@@ -31,6 +32,7 @@ absl::StatusOr<TraceReadOptions> trace_read_options(const Args& args) {
     return absl::OkStatus();
   };
   for (const auto& [name, field] : {std::pair<const char*, std::uint64_t*>{"max-events", &o.max_events},
+                                    {"max-ops", &o.max_ops},
                                     {"max-inflated-bytes", &o.max_inflated_bytes},
                                     {"max-decompressed-bytes", &o.max_decompressed_bytes}}) {
     if (absl::Status s = take(name, *field); !s.ok()) return s;

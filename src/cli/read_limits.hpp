@@ -1,5 +1,5 @@
 // The read limits of TraceReadOptions as command-line options, shared by the
-// commands that read a trace (stats, report): --max-events,
+// commands that read a trace (stats, report): --max-events, --max-ops,
 // --max-inflated-bytes, --max-decompressed-bytes. A file past a limit fails
 // with an error that names the option that raises it.
 #pragma once

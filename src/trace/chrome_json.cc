@@ -36,6 +36,7 @@ absl::StatusOr<Trace> read_chrome_json(ByteStream& in, const std::string& origin
   TraceBuilder builder(origin);
   ChromeStaging staging;
   staging.max_events = options.max_events;
+  staging.max_ops = options.max_ops;
   EventDecoder decoder(stream, staging, builder.trace().warnings);
   ChromeStager stager(origin, decoder, staging, builder);
   ROOFLINE_RETURN_IF_ERROR(read_chrome_document(stream, stager));

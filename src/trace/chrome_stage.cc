@@ -51,6 +51,10 @@ absl::Status ChromeStager::event(const EventFields& f, std::uint64_t index) {
   const std::uint8_t lane = t.category == "gpu_user_annotation" ? 1 : 0;
   const std::uint32_t line = staging_.line_for(t.pid, t.tid, lane);
   const std::uint32_t op = op_for(f, t.category);
+  if (builder_.trace().ops.size() > staging_.max_ops)
+    return absl::ResourceExhaustedError(cat(origin_, ": traceEvents[", index, "]: more than ", staging_.max_ops,
+                                            " distinct ops; the limit bounds memory (raise it with --max-ops, "
+                                            "TraceReadOptions::max_ops)"));
   if (ph == 'B') staging_.lines[line].open.push_back({t.start_ps, op});
   else complete(f, t, line, op);
   return absl::OkStatus();

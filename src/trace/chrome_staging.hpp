@@ -138,6 +138,7 @@ struct ChromeStaging {
   std::uint64_t without_phase = 0;
   std::uint64_t kept_events = 0;  // 'X' and 'B' events staged
   std::uint64_t max_events = ~std::uint64_t{0};  // TraceReadOptions::max_events
+  std::uint64_t max_ops = ~std::uint64_t{0};     // TraceReadOptions::max_ops
   // Events whose 'ph' the Trace Event Format does not define, with the
   // first such value (a file from a newer or broken producer says so).
   std::uint64_t unknown_phase = 0;

@@ -184,3 +184,20 @@ TEST_CASE("read limits: a gzip'd JSON past max_decompressed_bytes names its file
   CHECK(m.find(path, 1) == std::string::npos);  // once, not "path: path: ..."
   CHECK(m.find("--max-decompressed-bytes") != std::string::npos);
 }
+
+TEST_CASE("read limits: distinct ops of a JSON trace are bounded", "[trace][hostile][limits]") {
+  std::string json = R"({"traceEvents": [)";
+  for (int i = 0; i < 5; ++i)
+    json += std::string(i ? "," : "") + R"({"ph": "X", "cat": "kernel", "name": "k)" + std::to_string(i) +
+            R"(", "pid": 0, "tid": 1, "ts": 1, "dur": 2})";
+  json += "]}";
+  TraceReadOptions o;
+  o.max_ops = 4;
+  auto t = parse_chrome_trace(json, "ops.json", o);
+  REQUIRE_FALSE(t.ok());
+  CHECK(std::string(t.status().message()) ==
+        "ops.json: traceEvents[4]: more than 4 distinct ops; the limit bounds memory (raise it with --max-ops, "
+        "TraceReadOptions::max_ops)");
+  o.max_ops = 5;
+  CHECK(parse_chrome_trace(json, "ops.json", o).ok());
+}
