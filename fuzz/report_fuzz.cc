@@ -11,9 +11,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  roofline::TraceReadOptions read;
-  read.max_decompressed_bytes = 64u << 20;
-  auto trace = roofline::parse_trace_bytes(bytes, "fuzz", read);
+  // The CLI's default read limits (read.hpp), as in trace_xplane_fuzz.cc.
+  auto trace = roofline::parse_trace_bytes(bytes, "fuzz", roofline::TraceReadOptions{});
   if (!trace.ok()) return 0;
   roofline::ReportOptions options;
   options.chip = &roofline::chip("h100-sxm");

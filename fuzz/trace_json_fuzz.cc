@@ -8,9 +8,8 @@
 #include "roofline/trace/read.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  roofline::TraceReadOptions options;
-  options.max_decompressed_bytes = std::uint64_t{16} << 20;
-  options.max_json_event_bytes = std::uint64_t{1} << 20;
+  // The CLI's defaults (read.hpp), as in trace_xplane_fuzz.cc.
+  const roofline::TraceReadOptions options;
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   auto trace = roofline::parse_trace_bytes(bytes, "fuzz.json", options);
   if (trace.ok()) (void)roofline::compute_op_stats(*trace);

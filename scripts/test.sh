@@ -1,13 +1,40 @@
 #!/usr/bin/env bash
-# Builds everything and runs every test through CTest.
+# Builds everything and runs every test through CTest. Stages, each timed:
+#   deps       Debian packages (scripts/deps.sh)
+#   venv       the Python oracles in .venv (scripts/venv.sh), best effort:
+#              without PyPI the xprof_agreement test skips
+#   fuzz       every libFuzzer target for a bounded time (scripts/fuzz.sh)
+#   sanitize   the tests and the main demo under ASan+UBSan (scripts/sanitize.sh)
+#   release    the Release build and the whole CTest suite, last, so its
+#              summary closes the output
+# ROOFLINE_SKIP_VENV=1, ROOFLINE_SKIP_FUZZ=1 and ROOFLINE_SKIP_SANITIZE=1
+# leave a stage out (for a quick local run).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-ROOFLINE_WITH_CHROMIUM=1 "$root/scripts/deps.sh"
-# The parsers are fuzzed for a bounded time first; CTest runs last so its
-# summary closes the output.
-if [ "${ROOFLINE_SKIP_FUZZ:-0}" != 1 ]; then "$root/scripts/fuzz.sh"; fi
+timings=()
+stage() {
+  local name="$1" start=$SECONDS
+  shift
+  echo "test.sh: $name"
+  "$@"
+  timings+=("$name $((SECONDS - start)) s")
+}
 build="${ROOFLINE_TEST_BUILD_DIR:-$root/build-test}"
-jobs="${ROOFLINE_JOBS:-2}"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DROOFLINE_WERROR=ON
-cmake --build "$build" -j "$jobs"
-ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600
+venv() {
+  mkdir -p "$build"
+  "$root/scripts/venv.sh" >"$build/venv.log" 2>&1 ||
+    echo "test.sh: scripts/venv.sh failed (see $build/venv.log); xprof_agreement will skip"
+}
+release() {
+  local jobs="${ROOFLINE_JOBS:-2}"
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DROOFLINE_WERROR=ON
+  cmake --build "$build" -j "$jobs"
+  ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600
+}
+
+stage deps env ROOFLINE_WITH_CHROMIUM=1 "$root/scripts/deps.sh"
+if [ "${ROOFLINE_SKIP_VENV:-0}" != 1 ]; then stage venv venv; fi
+if [ "${ROOFLINE_SKIP_FUZZ:-0}" != 1 ]; then stage fuzz "$root/scripts/fuzz.sh"; fi
+if [ "${ROOFLINE_SKIP_SANITIZE:-0}" != 1 ]; then stage sanitize "$root/scripts/sanitize.sh"; fi
+stage release release
+echo "test.sh: stage times: ${timings[*]/%/;} total $SECONDS s"

@@ -35,7 +35,9 @@ std::vector<OpStat> ops_starting(const Trace& t, std::string_view prefix, std::o
   return out;
 }
 
-const OpStat& only(const std::vector<OpStat>& v) {
+// A copy: callers pass the temporary from ops_starting(), and a reference
+// into it would dangle past the statement (ASan: heap-use-after-free).
+OpStat only(const std::vector<OpStat>& v) {
   REQUIRE(v.size() == 1);
   return v.front();
 }
