@@ -103,9 +103,11 @@ class GzipStream final : public ByteStream {
     const std::size_t got = want - z_.avail_out;
     out_ += got;
     if (out_ > max_out_)
-      return absl::ResourceExhaustedError(cat(origin_, ": decompresses to more than ", max_out_,
-                                              " bytes, over the limit; refusing (a gzip bomb? raise it with ",
-                                              raise_with_, ")"));
+      return absl::ResourceExhaustedError(
+          raise_with_.empty()
+              ? cat(origin_, ": decompresses to more than ", max_out_, " bytes, over the limit; refusing")
+              : cat(origin_, ": decompresses to more than ", max_out_,
+                    " bytes, over the limit; refusing (a gzip bomb? raise it with ", raise_with_, ")"));
     return got;
   }
   std::uint64_t raw_bytes_read() const override { return in_->raw_bytes_read(); }

@@ -58,7 +58,8 @@ inline constexpr std::string_view kRaiseInflated = "--max-inflated-bytes, TraceR
 
 // gzip (RFC 1952, concatenated members allowed) over another stream. Fails
 // once more than `max_output_bytes` came out.
-// The error names `raise_with`, the option that raises the limit.
+// The error names `raise_with`, the option that raises the limit (none when
+// empty).
 std::unique_ptr<ByteStream> make_gzip_stream(std::unique_ptr<ByteStream> compressed,
                                              std::string origin, std::uint64_t max_output_bytes,
                                              std::string_view raise_with = kRaiseDecompressed);

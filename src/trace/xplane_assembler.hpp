@@ -105,6 +105,8 @@ class XPlaneAssembler {
   std::optional<std::string_view> stat_str(const XStatView& s, std::string_view what);
   std::optional<std::int64_t> stat_int(const XStatView& s, std::string_view what);
   std::optional<std::int64_t> stat_count(const XStatView& s, std::string_view what);
+  // stat_str without the length check.
+  std::optional<std::string_view> stat_text(const XStatView& s, std::string_view what);
   std::optional<double> stat_num(const XStatView& s, std::string_view what);
 
   // add_event's steps (op_of_event is on the hot path: always inlined).

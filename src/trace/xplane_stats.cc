@@ -64,7 +64,21 @@ std::string_view type_name(XStatType t) {
   return "empty";
 }
 
+// Every string stat we read is a name: a device model, a category, a module,
+// a shape, a source line. None is near 64 KiB; a longer one is a broken or
+// hostile file, and kept it would be copied into every op, table and output
+// that shows it (two 300 MiB gzip'd categories once took 4.96 GB).
+constexpr std::size_t kMaxStatText = std::size_t{64} << 10;
+
 std::optional<std::string_view> XPlaneAssembler::stat_str(const XStatView& s, std::string_view what) {
+  std::optional<std::string_view> v = stat_text(s, what);
+  if (!v || v->size() <= kMaxStatText) return v;
+  warn_once(cat("long:", what), cat(origin_, ": plane '", planes_[cur_->index].name, "': stat '", what, "' is ",
+                                     v->size(), " bytes long, more than any name (", kMaxStatText, "); ignored"));
+  return std::nullopt;
+}
+
+std::optional<std::string_view> XPlaneAssembler::stat_text(const XStatView& s, std::string_view what) {
   const XPlaneView& p = planes_[cur_->index];
   switch (s.type) {
     case XStatType::kStr: return s.s;
@@ -78,11 +92,18 @@ std::optional<std::string_view> XPlaneAssembler::stat_str(const XStatView& s, st
     case XStatType::kCompressedStr: {
       // Every inflated string is kept: together they stay within
       // max_inflated_bytes, so a bomb costs a warning, not the memory.
-      const std::uint64_t room =
-          options_.max_inflated_bytes > inflated_bytes_ ? options_.max_inflated_bytes - inflated_bytes_ : 0;
-      auto text = gunzip(s.s, cat(origin_, ": plane '", p.name, "': stat '", what, "'"), room);
+      // One past the longest name kept, so a longer one is refused above
+      // without inflating the rest of it.
+      const std::uint64_t room = std::min<std::uint64_t>(
+          kMaxStatText + 1,
+          options_.max_inflated_bytes > inflated_bytes_ ? options_.max_inflated_bytes - inflated_bytes_ : 0);
+      const bool name_bound = room == kMaxStatText + 1;
+      auto text = gunzip(s.s, cat(origin_, ": plane '", p.name, "': stat '", what, "'"), room,
+                         name_bound ? std::string_view() : kRaiseInflated);
       if (!text.ok()) {
-        warn_once(cat("gz:", what), cat(std::string(text.status().message()), "; the stat is ignored"));
+        warn_once(cat("gz:", what), cat(std::string(text.status().message()),
+                                        name_bound ? " (longer than any name); the stat is ignored"
+                                                   : "; the stat is ignored"));
         return std::nullopt;
       }
       inflated_bytes_ += text->size();

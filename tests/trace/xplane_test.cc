@@ -237,6 +237,31 @@ TEST_CASE("xplane: gzip'd string stats together stay within max_inflated_bytes",
   CHECK(warned);
 }
 
+TEST_CASE("xplane: a string stat longer than any name is ignored, gzip'd or not", "[hostile][limits]") {
+  // 300 kB of category: kept, it would be copied into every op, table and
+  // output (two 300 MiB ones once took 4.96 GB). The gzip'd one is refused
+  // after 64 KiB of inflating.
+  const std::string big(300000, 'x');
+  Pb p;
+  p.sint(1, 2).bytes(2, "/device:TPU:0");
+  p.msg(3, Pb().sint(1, 3).bytes(2, "XLA Ops").msg(4, rt::event(11, 0, 5)).msg(4, rt::event(12, 10, 5)));
+  p.msg(4, rt::event_metadata(11, "%f = f32[] add(f32[] %a, f32[] %b)", "f",
+                              Pb().msg(5, rt::stat_str(kHloCategory, big))));
+  p.msg(4, rt::event_metadata(12, "%g = f32[] add(f32[] %a, f32[] %b)", "g",
+                              Pb().msg(5, Pb().sint(1, kHloCategory).bytes(8, gzip_of(big)))));
+  p.msg(5, rt::stat_metadata(kHloCategory, "hlo_category"));
+  auto t = parse_xplane(xspace({p}), "long.xplane.pb");
+  REQUIRE(t.ok());
+  for (const Event& e : t->devices[0].events) CHECK(t->ops[e.op].category.size() < 100);
+  int warned = 0;
+  for (const std::string& w : t->warnings)
+    warned += w == "long.xplane.pb: plane '/device:TPU:0': stat 'hlo_category' is 300000 bytes long, more than "
+                   "any name (65536); ignored" ||
+              w == "long.xplane.pb: plane '/device:TPU:0': stat 'hlo_category': decompresses to more than 65537 "
+                   "bytes, over the limit; refusing (longer than any name); the stat is ignored";
+  CHECK(warned == 2);
+}
+
 TEST_CASE("xplane: negative flops and bytes stats are ignored with a warning", "[hostile]") {
   Pb p;
   p.sint(1, 2).bytes(2, "/device:TPU:0");
