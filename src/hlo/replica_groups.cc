@@ -38,6 +38,23 @@ bool int_list(Cursor& c, Ints* out) {
   }
 }
 
+// An optional `T(p0,p1,...)` after an iota's dimensions (the iota groups
+// and mesh device_ids= share it); `perm` stays empty without one.
+absl::Status transpose(Cursor& c, Ints* perm) {
+  if (!c.consume('T')) return absl::OkStatus();
+  c.skip_space();
+  if (!c.expect('(', "'('")) return error_at(c, "'('");
+  for (;;) {
+    c.skip_space();
+    std::int64_t v;
+    if (!c.integer(&v, "a dimension")) return error_at(c, "a dimension");
+    perm->push_back(v);
+    c.skip_space();
+    if (c.consume(')')) return absl::OkStatus();
+    if (!c.expect(',', "','")) return error_at(c, "',' or ')'");
+  }
+}
+
 // Walks the array of shape `dims` transposed by `perm` in row-major order:
 // f(n, v) for its n-th element, v being the row-major index of the
 // untransposed element it came from. perm is a permutation of dims' axes.
@@ -85,19 +102,7 @@ absl::StatusOr<ReplicaGroups> parse_iota(Cursor& c, Listing listing) {
   if (!c.consume("<=")) return error_at(c, "'<='");
   if (!int_list(c, &dims)) return error_at(c, "the iota dimensions");
   c.skip_space();
-  if (c.consume('T')) {
-    c.skip_space();
-    if (!c.expect('(', "'('")) return error_at(c, "'('");
-    for (;;) {
-      c.skip_space();
-      std::int64_t v;
-      if (!c.integer(&v, "a dimension")) return error_at(c, "a dimension");
-      perm.push_back(v);
-      c.skip_space();
-      if (c.consume(')')) break;
-      if (!c.expect(',', "','")) return error_at(c, "',' or ')'");
-    }
-  }
+  if (absl::Status st = transpose(c, &perm); !st.ok()) return st;
   c.skip_space();
   if (!c.at_end()) return error_at(c, "the end of the replica groups");
   if (dims.size() > 64) return absl::InvalidArgumentError("too many iota dimensions");
@@ -192,19 +197,7 @@ absl::StatusOr<ReplicaGroups> parse_mesh(Cursor& c, Listing listing) {
     if (c.peek() == '[') {
       if (!int_list(c, &reshape)) return error_at(c, "the iota dimensions");
       c.skip_space();
-      if (c.consume('T')) {
-        c.skip_space();
-        if (!c.expect('(', "'('")) return error_at(c, "'('");
-        for (;;) {
-          c.skip_space();
-          std::int64_t v;
-          if (!c.integer(&v, "a dimension")) return error_at(c, "a dimension");
-          perm.push_back(v);
-          c.skip_space();
-          if (c.consume(')')) break;
-          if (!c.expect(',', "','")) return error_at(c, "',' or ')'");
-        }
-      }
+      if (absl::Status st = transpose(c, &perm); !st.ok()) return st;
     } else {
       for (;;) {
         c.skip_space();

@@ -11,21 +11,14 @@
 #include "roofline/chip.hpp"
 #include "roofline/match/match.hpp"
 #include "roofline/trace/read.hpp"
+#include "tests/match/report_support.hpp"
 #include "tests/test_support.hpp"
 
 using roofline::CategoryTime;
+using roofline::testing::report_of;
 using roofline::testing::require_real;
 
 namespace {
-
-roofline::Report report_of(const std::string& relative, const roofline::ReportOptions& o = {}) {
-  auto t = roofline::read_trace(require_real(relative).string());
-  REQUIRE(t.ok());
-  auto r = roofline::make_report(*t, o);
-  INFO(r.status().message());
-  REQUIRE(r.ok());
-  return *r;
-}
 
 const CategoryTime* find_category(const roofline::Report& r, std::string_view name) {
   for (const CategoryTime& c : r.summary.by_category)

@@ -7,23 +7,16 @@
 
 #include "roofline/match/match.hpp"
 #include "roofline/trace/read.hpp"
+#include "tests/match/report_support.hpp"
 #include "tests/test_support.hpp"
 
 using roofline::Bound;
 using roofline::MatchSource;
 using roofline::OpReport;
+using roofline::testing::report_of;
 using roofline::testing::require_real;
 
 namespace {
-
-roofline::Report report_of(const std::string& relative, const roofline::ReportOptions& o = {}) {
-  auto t = roofline::read_trace(require_real(relative).string());
-  REQUIRE(t.ok());
-  auto r = roofline::make_report(*t, o);
-  INFO(r.status().message());
-  REQUIRE(r.ok());
-  return *r;
-}
 
 double per_run(double total, std::int64_t count) { return total / static_cast<double>(count); }
 

@@ -12,6 +12,7 @@
 #include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
 #include "tests/test_support.hpp"
+#include "tests/trace/read_support.hpp"
 #include "tests/trace/identify.hpp"
 
 using namespace roofline;
@@ -20,11 +21,7 @@ using roofline::testing::require_real;
 
 namespace {
 
-Trace read(const std::string& relative) {
-  auto t = read_trace(require_real(relative).string());
-  if (!t.ok()) FAIL(t.status().message());
-  return std::move(*t);
-}
+Trace read(const std::string& relative) { return roofline::testing::read_real(relative); }
 
 const CategoryStat& category(const std::vector<CategoryStat>& cats, std::string_view name, OpClass c) {
   auto it = std::find_if(cats.begin(), cats.end(),

@@ -10,6 +10,7 @@
 #include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
 #include "tests/test_support.hpp"
+#include "tests/trace/read_support.hpp"
 #include "tests/trace/identify.hpp"
 
 using namespace roofline;
@@ -19,11 +20,7 @@ using roofline::testing::require_real;
 
 namespace {
 
-Trace read(const std::string& relative) {
-  auto t = read_trace(require_real(relative).string());
-  if (!t.ok()) FAIL(t.status().message());
-  return std::move(*t);
-}
+Trace read(const std::string& relative) { return roofline::testing::read_real(relative); }
 
 // Ops whose name (or kernel) starts with `prefix`, on device `device_id`.
 std::vector<OpStat> ops_starting(const Trace& t, std::string_view prefix, std::optional<int> device_id = {}) {
