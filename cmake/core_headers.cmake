@@ -9,6 +9,7 @@ set(ROOFLINE_CORE_HEADERS
   include/roofline/dtype.hpp
   include/roofline/chip.hpp
   include/roofline/predict.hpp
+  include/roofline/calibration.hpp
   include/roofline/ops/elementwise.hpp
   include/roofline/ops/generic.hpp
   include/roofline/ops/matmul.hpp

@@ -81,6 +81,22 @@ struct OnChipMemory {
   double bytes = 0;
 };
 
+// What real kernels reach on this chip, as published measurements (each
+// with a source in the spec's "sources"): the built-in calibration of
+// roofline/calibration.hpp (default_calibration). 0 where no measurement
+// was found; the expectation then falls back to the peak (efficiency 1).
+struct AchievedRates {
+  // Largest dense GEMM rate measured, per peak class (cuBLAS / hipBLASLt /
+  // XLA matmul benchmarks).
+  std::array<double, kPeakClassCount> matmul_flops_per_s{};
+  double hbm_bytes_per_s = 0;     // streaming copy / triad bandwidth
+  double link_bytes_per_s = 0;    // per link, one direction, as a collective reaches it
+  double pcie_bytes_per_s = 0;    // host <-> device copy, one direction
+  double launch_s = 0;            // the shortest kernel / op a trace shows
+  double collective_launch_s = 0; // the latency floor of a small collective
+  double copy_launch_s = 0;       // the latency floor of a small host copy
+};
+
 struct SpecSource {
   std::vector<std::string> fields;  // JSON paths this source backs, e.g. "hbm_bytes_per_s"
   std::string reference;            // where the figure was read
@@ -97,6 +113,7 @@ struct Chip {
   double hbm_bytes = 0;
   double hbm_bytes_per_s = 0;
   std::vector<OnChipMemory> on_chip;
+  AchievedRates achieved;
   Interconnect ici;
   double dcn_bytes_per_s = 0;   // per chip, one direction (scale-out network)
   double pcie_bytes_per_s = 0;  // per chip, one direction

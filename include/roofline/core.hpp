@@ -21,6 +21,7 @@
 // (roofline/sharding/parse.hpp). roofline/roofline.hpp includes everything.
 #pragma once
 
+#include "roofline/calibration.hpp"
 #include "roofline/chip.hpp"
 #include "roofline/collectives/collective.hpp"
 #include "roofline/collectives/collective_kind.hpp"

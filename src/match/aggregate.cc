@@ -182,6 +182,8 @@ Report aggregate(const Match& m) {
   r.chip_source = m.chip.source;
   r.hbm_bytes_per_s = chip.hbm_bytes_per_s;
   if (m.target_chip) r.target_chip = m.target_chip->name;
+  r.calibration = m.calibration.origin;
+  if (m.target_calibration) r.target_calibration = m.target_calibration->origin;
   r.notes = m.notes;
   for (const MatchedOp& op : m.ops) r.ops.push_back(detail::op_report(*m.trace, op, chip));
   name_programs(m, r.ops);

@@ -86,6 +86,18 @@ void predicted_figures(OpReport& o, const Prediction& p, const CostSource& cost,
                     " peak: T_math not predicted");
 }
 
+// The calibrated expectation totalled over the op's occurrences, and the
+// time lost against it. Like lost_s, an async transfer's exposed wait loses
+// only what exceeds the whole transfer's expectation.
+void expected_figures(OpReport& o, const MatchedOp& m) {
+  const double n = static_cast<double>(o.count);
+  o.cost_class = m.cost_class;
+  o.peak_used = m.prediction->peak.used;
+  o.expected_s = m.expected_s.value_or(0) * n;
+  o.lost_expected_s = o.async ? std::max(0.0, o.measured_s - o.expected_s) : o.measured_s - o.expected_s;
+  if (m.target_expected_s) o.target_expected_s = *m.target_expected_s * n;
+}
+
 }  // namespace
 
 std::string class_label(OpClass c) {
@@ -105,6 +117,7 @@ OpReport op_report(const Trace& trace, const MatchedOp& m, const Chip& chip) {
     return o;
   }
   predicted_figures(o, *m.prediction, m.cost, chip);
+  expected_figures(o, m);
   // A launch or a loop container does no work of its own: it has no dtype.
   if (m.cost.model &&
       (std::holds_alternative<AsyncStartModel>(*m.cost.model) || std::holds_alternative<LoopContainerModel>(*m.cost.model)))

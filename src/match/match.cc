@@ -66,6 +66,16 @@ std::optional<std::string> cpu_profile_caveat(const Trace& trace, const Match& m
                      "and lays out differently), so these predictions cost the CPU's program on that chip");
 }
 
+// The calibration given for `chip`, or its built-in one when none is given
+// or the one given is another chip's (a note says so).
+ChipCalibration calibration_for(const Chip& chip, const ChipCalibration* given, std::vector<std::string>& notes) {
+  if (given == nullptr) return default_calibration(chip);
+  if (given->chip == chip.name) return *given;
+  notes.push_back(detail::cat("the calibration given is for ", given->chip, ", not ", chip.name,
+                              ": expected times on ", chip.name, " use its built-in calibration"));
+  return default_calibration(chip);
+}
+
 }  // namespace
 
 absl::StatusOr<Match> match(const Trace& trace, const ReportOptions& options) {
@@ -93,10 +103,17 @@ absl::StatusOr<Match> match(const Trace& trace, const ReportOptions& options) {
     m.ops.push_back(std::move(op));
   }
   charge_loops_once(m.ops);
+  m.calibration = calibration_for(*m.chip.chip, options.calibration, m.notes);
+  if (m.target_chip) m.target_calibration = calibration_for(*m.target_chip, options.target_calibration, m.notes);
   for (MatchedOp& op : m.ops)
     if (op.cost.model) {
+      op.cost_class = cost_class(*op.cost.model);
       op.prediction = predict(*op.cost.model, *m.chip.chip);
-      if (m.target_chip) op.target_prediction = predict(*op.cost.model, *m.target_chip);
+      op.expected_s = expected_s(*op.prediction, op.cost_class, m.calibration);
+      if (m.target_chip) {
+        op.target_prediction = predict(*op.cost.model, *m.target_chip);
+        op.target_expected_s = expected_s(*op.target_prediction, op.cost_class, *m.target_calibration);
+      }
     }
   for (const std::string& n : m.modules.notes()) m.notes.push_back(n);
   for (std::string& n : m.modules.unused_given_notes()) m.notes.push_back(std::move(n));

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "roofline/calibration.hpp"
 #include "roofline/chip.hpp"
 #include "roofline/hlo/module.hpp"
 #include "roofline/match/cost_source.hpp"
@@ -49,6 +50,11 @@ struct ReportOptions {
   // Extra HLO modules, matched by module name, or by instruction name when
   // the trace does not name modules. Must outlive the Match.
   const std::vector<HloModule>* hlo_modules = nullptr;
+  // The calibration of the expected times: for the chip and for the what-if
+  // chip. nullptr: the chip's built-in default_calibration(). A calibration
+  // whose `chip` names another chip is not used (a note says so).
+  const ChipCalibration* calibration = nullptr;
+  const ChipCalibration* target_calibration = nullptr;
 };
 
 // Step 3: the cost source of one op, the first that applies of its HLO
@@ -64,6 +70,12 @@ struct MatchedOp {
   // model (or without a what-if chip).
   std::optional<Prediction> prediction = {};
   std::optional<Prediction> target_prediction = {};
+  // The curve that times the expectation, and one occurrence's calibrated
+  // expected time on each chip (roofline/calibration.hpp); empty without a
+  // prediction.
+  CostClass cost_class = CostClass::kMemory;
+  std::optional<double> expected_s = {};
+  std::optional<double> target_expected_s = {};
 };
 
 // Steps 1 to 5 on one trace. Holds pointers into the trace, the chips and
@@ -78,6 +90,10 @@ struct Match {
   // event_op[device][event]: index into `ops`, -1 for events of no op.
   std::vector<std::vector<std::int32_t>> event_op;
   HloModuleIndex modules;  // owns the embedded HLO the ops' models point into
+  // The calibrations the expected times came from (ReportOptions, or the
+  // chips' built-in ones).
+  ChipCalibration calibration;
+  std::optional<ChipCalibration> target_calibration;
   std::vector<std::string> notes;
 
   Match(const Trace& t, const std::vector<HloModule>* extra) : trace(&t), modules(t, extra) {}

@@ -16,6 +16,7 @@
 #include <optional>
 #include <variant>
 
+#include "roofline/calibration.hpp"
 #include "roofline/chip.hpp"
 #include "roofline/collectives/collective.hpp"
 #include "roofline/hlo/module.hpp"
@@ -180,6 +181,15 @@ inline Prediction predict(const HostTransferModel& m, const Chip& chip) {
   const double t = chip.pcie_bytes_per_s > 0 ? m.bytes / chip.pcie_bytes_per_s : 0;
   return predict(CostedOp{.ici_bytes = m.bytes, .t_ici_s = t}, chip);
 }
+
+// Which calibrated curve (roofline/calibration.hpp) times an op: matrix
+// units for GEMMs, convolutions and attention (and HLO dots, convolutions and
+// the fusions around them), the host link for host transfers, the network for
+// collectives, memory for everything else. XLA's recorded figures alone say
+// only counts: an op doing at least 4 FLOPs per byte is taken for a matrix
+// op (element-wise arithmetic and reductions do at most about 1).
+CostClass cost_class(const HloCost& cost);
+CostClass cost_class(const OpModel& model);
 
 // The roofline of one occurrence of `model` on `chip`. Pure and cheap: call
 // it again with another chip for a what-if.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "roofline/calibration.hpp"
 #include "roofline/predict.hpp"
 
 namespace roofline {
@@ -57,6 +58,11 @@ struct OpReport {
   double host_bytes = 0;
   double t_host_s = 0;
   double predicted_s = 0;   // roofline lower bound, max of the terms per occurrence
+  // Calibrated expectation (roofline/calibration.hpp), a total over
+  // occurrences like measured_s and predicted_s; 0 when not predicted.
+  double expected_s = 0;
+  CostClass cost_class = CostClass::kMemory;  // the curve that timed expected_s
+  PeakClass peak_used = PeakClass::kBf16;     // the chip's unit that timed T_math
   Bound bound = Bound::kMemory;
   bool host_bound = false;  // the host link is the largest term (shown as bound "host link")
   std::optional<DType> dtype;  // of a predicted op; empty when not predicted
@@ -71,8 +77,10 @@ struct OpReport {
   double flop_util = 0;   // achieved FLOP/s / peak of the op's dtype
   double bw_util = 0;     // achieved HBM bytes/s / HBM bandwidth
   double lost_s = 0;      // measured - predicted (time lost against the roofline)
+  double lost_expected_s = 0;  // measured - expected (time lost against the calibrated expectation)
   // What-if on --target-chip.
   std::optional<double> target_predicted_s;
+  std::optional<double> target_expected_s;
   std::optional<Bound> target_bound;
 };
 
@@ -141,6 +149,10 @@ struct Report {
   std::string chip;           // chip the prediction used
   std::string chip_source;    // "detected from device name 'TPU v6 Lite'" or "--chip"
   std::string target_chip;    // what-if chip, empty when none
+  // Where the expected times came from: ChipCalibration::origin of the
+  // chip's calibration, and of the what-if chip's (empty when none).
+  std::string calibration;
+  std::string target_calibration;
   std::string dominant_dtype; // dtype whose peak MFU uses
   double peak_flops_per_s = 0;
   double hbm_bytes_per_s = 0;

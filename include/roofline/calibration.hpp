@@ -1,0 +1,135 @@
+// The calibrated expectation: what an op should take on a real chip, beside
+// the roofline it cannot beat. The roofline (predict.hpp) answers "at least
+// how long"; real kernels reach only a fraction of the peaks and every launch
+// costs a few microseconds, so a user also needs "how long, normally". One
+// occurrence of an op of class c is expected to take
+//
+//   T_expected = floor_s + max(T_math / math_efficiency,
+//                              T_mem  / memory_efficiency,
+//                              T_link / link_efficiency)
+//
+// where T_math, T_mem, T_link are the roofline's three terms (Prediction's
+// t_math_s, t_hbm_s, t_ici_s) and the four parameters belong to the op's
+// class on that chip. The achieved efficiency, T_lower / T_expected, thus
+// rises with the size of the op and saturates at the class's efficiency: a
+// small GEMM is launch-bound, a large one runs at the chip's achievable
+// matmul rate.
+//
+// The parameters come from a `ChipCalibration`: the built-in one of each
+// embedded chip (default_calibration(chip), from the published measurements
+// in the chip's spec, each with its source), or one fitted to measured
+// traces by `roofline calibrate` (roofline/calibrate/fit.hpp), which a user
+// passes back with --calibration.
+//
+// Part of roofline::core (header-only).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "roofline/chip.hpp"
+#include "roofline/predict.hpp"
+
+namespace roofline {
+
+// Which curve times an op: what kind of unit does its work.
+enum class CostClass : std::uint8_t {
+  kMatmul,      // matrix units: GEMMs, convolutions, attention, dot fusions
+  kMemory,      // element-wise, reductions, normalisation, copies, gathers
+  kCollective,  // all-reduce, all-gather, ... over ICI / NVLink / the network
+  kHostLink,    // transfers between host and device memory (PCIe)
+};
+inline constexpr int kCostClassCount = 4;
+
+constexpr std::string_view cost_class_name(CostClass c) {
+  switch (c) {
+    case CostClass::kMatmul: return "matmul";
+    case CostClass::kMemory: return "memory";
+    case CostClass::kCollective: return "collective";
+    case CostClass::kHostLink: return "host link";
+  }
+  return "?";
+}
+
+// The four parameters of one class on one chip. An efficiency of 1 and a
+// floor of 0 make the expectation the roofline itself.
+struct ClassCurve {
+  double floor_s = 0;            // time of the smallest launch of this class
+  double math_efficiency = 1;    // achieved / peak FLOP/s of large ops
+  double memory_efficiency = 1;  // achieved / roofline bytes/s of large ops
+  double link_efficiency = 1;    // achieved / modelled link (or PCIe) bytes/s
+};
+
+// How well a calibration predicts the ops it was made from, as
+// |measured / expected - 1| over the distinct ops (each op's median
+// occurrence); zero samples for a built-in calibration.
+struct FitQuality {
+  std::int64_t samples = 0;
+  double median_abs_error = 0;
+  double p90_abs_error = 0;
+};
+
+struct ChipCalibration {
+  std::string chip;    // our chip name ("h100-sxm")
+  std::string origin;  // "built-in: published measurements" or "fit to N ops of M traces"
+  std::array<ClassCurve, kCostClassCount> classes{};
+  // Matmul math efficiency per peak class (the unit that timed T_math,
+  // Prediction::peak.used); 0 where unknown, then classes[kMatmul]'s
+  // math_efficiency applies.
+  std::array<double, kPeakClassCount> matmul_math_efficiency{};
+  FitQuality quality;
+
+  const ClassCurve& curve(CostClass c) const { return classes[static_cast<int>(c)]; }
+  ClassCurve& curve(CostClass c) { return classes[static_cast<int>(c)]; }
+  double math_efficiency(CostClass c, PeakClass used) const {
+    const double per_peak = matmul_math_efficiency[static_cast<int>(used)];
+    return c == CostClass::kMatmul && per_peak > 0 ? per_peak : curve(c).math_efficiency;
+  }
+};
+
+// The expected time of one occurrence of an op of class `c` whose roofline
+// is `p`. An invalid prediction gives NaN; an op with no work at all (all
+// three terms zero: a loop's own row, an async start) is expected to take
+// no time, since it launches nothing we cost.
+inline double expected_s(const Prediction& p, CostClass c, const ChipCalibration& cal) {
+  if (!p.valid()) return std::numeric_limits<double>::quiet_NaN();
+  if (p.t_math_s <= 0 && p.t_hbm_s <= 0 && p.t_ici_s <= 0) return 0;
+  const ClassCurve& k = cal.curve(c);
+  const auto stretch = [](double t, double efficiency) { return efficiency > 0 ? t / efficiency : t; };
+  return k.floor_s + std::max({stretch(p.t_math_s, cal.math_efficiency(c, p.peak.used)),
+                               stretch(p.t_hbm_s, k.memory_efficiency), stretch(p.t_ici_s, k.link_efficiency)});
+}
+
+// The built-in calibration of `chip`: its published achievable rates
+// (Chip::achieved, each with a source in the spec) as efficiencies against
+// its peaks. A rate the spec lacks leaves that efficiency at 1 (the
+// roofline); no launch floor leaves the floor at 0.
+inline ChipCalibration default_calibration(const Chip& chip) {
+  ChipCalibration cal;
+  cal.chip = chip.name;
+  cal.origin = "built-in: published measurements (hardware/" + chip.name + ".json, \"achieved\")";
+  const AchievedRates& a = chip.achieved;
+  const auto ratio = [](double achieved, double peak) {
+    return achieved > 0 && peak > 0 ? std::min(1.0, achieved / peak) : 1.0;
+  };
+  for (int i = 0; i < kPeakClassCount; ++i)
+    cal.matmul_math_efficiency[i] = a.matmul_flops_per_s[i] > 0 ? ratio(a.matmul_flops_per_s[i], chip.peak_flops_per_s[i]) : 0;
+  const double memory = ratio(a.hbm_bytes_per_s, chip.hbm_bytes_per_s);
+  const double link = ratio(a.link_bytes_per_s, chip.ici.link_bytes_per_s);
+  const double pcie = ratio(a.pcie_bytes_per_s, chip.pcie_bytes_per_s);
+  for (ClassCurve& k : cal.classes) {
+    k.floor_s = a.launch_s;
+    k.memory_efficiency = memory;
+  }
+  cal.curve(CostClass::kCollective).floor_s = std::max(a.launch_s, a.collective_launch_s);
+  cal.curve(CostClass::kCollective).link_efficiency = link;
+  cal.curve(CostClass::kHostLink).floor_s = std::max(a.launch_s, a.copy_launch_s);
+  cal.curve(CostClass::kHostLink).link_efficiency = pcie;
+  return cal;
+}
+
+}  // namespace roofline
