@@ -22,8 +22,9 @@ random-number kernels) and the manifest maps case to file one to one.
 Output, under --out (default profiles/):
   <framework>-<device>/<label>.pt.trace.json.gz   PyTorch (Kineto), record_shapes=True
   <framework>-<device>/<label>.xplane.pb          JAX (jax.profiler)
-  manifest.json   the device, driver / CUDA / torch / jax versions, the options,
-                  and every case: label, shape, bytes held, status, file
+  manifest.json   per <framework>-<device>: the device, driver / CUDA / torch /
+                  jax versions, the options, and every case: label, shape,
+                  bytes held, status, file
 <device> is the GPU's name ("h100-80gb-hbm3") or "cpu": --device cpu is for
 smoke tests only, and a run asked for cuda on a machine without a GPU stops
 rather than label CPU timings as GPU data.
@@ -580,19 +581,23 @@ def run_framework(framework, args, cases):
             built = None
             runner.release()
         records.append(rec)
-    run = {"device": device, "versions": versions, "directory": sub,
+    run = {"framework": framework, "device": device, "versions": versions, "directory": sub,
            "options": {"quick": args.quick, "reps": args.reps, "warmup": args.warmup,
                        "max_bytes": args.max_bytes, "only": args.only},
            "finished_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
            "cases": records}
-    update_manifest(args.out, framework, run)
+    update_manifest(args.out, run)
     n = {s: sum(r["status"] == s for r in records) for s in ("captured", "skipped", "failed")}
     print(f"{framework}: {n['captured']} captured, {n['skipped']} skipped, {n['failed']} failed", flush=True)
     return failed
 
 
-def update_manifest(out, framework, run):
-    """manifest.json keeps one run per framework: torch and jax may be captured apart."""
+def update_manifest(out, run):
+    """Adds a run to manifest.json, keyed by its directory (framework and device).
+
+    Frameworks and GPUs may be captured apart into one directory; a run of
+    some cases again (--only) replaces those cases and keeps the others.
+    """
     path = out / MANIFEST
     manifest = {"schema": SCHEMA, "runs": {}}
     if path.exists():
@@ -603,7 +608,11 @@ def update_manifest(out, framework, run):
         except (OSError, ValueError) as e:
             print(f"capture: {path}: unreadable ({e}); writing a new one", file=sys.stderr)
     manifest["host"] = platform.node()
-    manifest["runs"][framework] = run
+    old = manifest["runs"].get(run["directory"])
+    if old:
+        fresh = {c["label"] for c in run["cases"]}
+        run["cases"] = [c for c in old["cases"] if c["label"] not in fresh] + run["cases"]
+    manifest["runs"][run["directory"]] = run
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(manifest, indent=1) + "\n")
     tmp.replace(path)
@@ -611,8 +620,8 @@ def update_manifest(out, framework, run):
 
 def print_next_steps(out, device):
     manifest = json.loads((out / MANIFEST).read_text())
-    files = [f"{out}/{r['directory']}/*{TorchRunner.suffix if fw == 'torch' else JaxRunner.suffix}"
-             for fw, r in sorted(manifest["runs"].items())
+    files = [f"{out}/{d}/*{TorchRunner.suffix if r['framework'] == 'torch' else JaxRunner.suffix}"
+             for d, r in sorted(manifest["runs"].items())
              if any(c["status"] == "captured" for c in r["cases"])]
     if not files:
         return

@@ -10,6 +10,7 @@ XLA:CPU in bf16; `--quick` alone runs them too) with 2 timed reps, and checks:
   * `roofline report --chip h100-sxm` reads every file, and on each GEMM
     predicts 2*m*k*n FLOPs per rep for the dot: the label's shape is the
     traced shape;
+  * running one case again replaces it in the manifest and keeps the others;
   * --device cuda on a machine whose jax has no GPU stops with exit 2 and
     does not write GPU-named files; --framework torch without torch stops
     with exit 2 and says why (with torch: it captures one case on the CPU);
@@ -67,7 +68,8 @@ def check_capture(python, roofline, out, check):
     check("roofline calibrate" in t.stdout and "roofline fidelity" in t.stdout,
           "the next commands are printed")
     manifest = json.loads((out / "manifest.json").read_text())
-    jax_run = manifest["runs"]["jax"]
+    check(list(manifest["runs"]) == ["jax-cpu"], f"runs {list(manifest['runs'])}, expected jax-cpu")
+    jax_run = manifest["runs"]["jax-cpu"]
     check(jax_run["device"]["kind"] == "cpu" and jax_run["directory"] == "jax-cpu",
           f"the run is named cpu: {jax_run['device']}, {jax_run['directory']}")
     cases = jax_run["cases"]
@@ -103,6 +105,18 @@ def check_capture(python, roofline, out, check):
             check(abs(flops - want) <= 0.01 * want, f"{label}: predicted {flops} FLOPs, expected {want}")
     captured = sum(c["status"] == "captured" for c in cases)
     print(f"{captured} of {len(cases)} cases captured and read back", flush=True)
+
+
+def check_rerun(python, out, check):
+    """A run of one case again replaces that case in the manifest and keeps the others."""
+    before = json.loads((out / "manifest.json").read_text())["runs"]["jax-cpu"]["cases"]
+    t = run([python, SCRIPT, "--device", "cpu", "--framework", "jax", "--only", "^add_fp32_n256$",
+             "--reps", REPS + 1, "--warmup", 0, "--out", out])
+    after = json.loads((out / "manifest.json").read_text())["runs"]["jax-cpu"]["cases"]
+    reps = {c["label"]: c.get("reps") for c in after}
+    check(t.returncode == 0 and sorted(reps) == sorted(c["label"] for c in before)
+          and reps["add_fp32_n256"] == REPS + 1 and reps["add_bf16_n512"] == REPS,
+          f"re-run of one case: exit {t.returncode}, reps per case {reps}")
 
 
 def check_refusals(python, out, check):
@@ -159,6 +173,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="capture_smoke_") as tmp:
         out = pathlib.Path(tmp)
         check_capture(python, args.roofline, out, check)
+        check_rerun(python, out, check)
         check_refusals(python, out, check)
     check_f8_probe(python, check)
     if check.failures:
