@@ -22,12 +22,17 @@ struct Compared {
   double calibrated_s = 0;
 };
 
-// FNV-1a, 64 bits: a hash that is the same on every platform and build, so
-// the two folds of a one-trace chip are too.
-std::uint64_t fnv1a(std::string_view s) {
+// FNV-1a, 64 bits, then splitmix64's finaliser: a hash that is the same on
+// every platform and build, so the two folds of a one-trace chip are too.
+// The finaliser mixes every bit into the low one (FNV-1a's own low bit is
+// the parity of the name's odd bytes; names that differ in a suffix, as
+// gemm.1 and gemm.2, would otherwise fall in one fold).
+std::uint64_t fold_hash(std::string_view s) {
   std::uint64_t h = 14695981039346656037ull;
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+  return h ^ (h >> 31);
 }
 
 // What can be said about a lower bound above measured: where its cost came
@@ -89,7 +94,7 @@ void cross_validate(const Chip& chip, std::vector<Compared*>& ops, const FitOpti
     return;
   }
   std::vector<Compared*> halves[2];
-  for (Compared* c : ops) halves[fnv1a(c->sample.op) & 1].push_back(c);
+  for (Compared* c : ops) halves[fold_hash(c->sample.op) & 1].push_back(c);
   fit_and_test(halves[0], halves[1]);
   fit_and_test(halves[1], halves[0]);
   notes.push_back(detail::cat(chip.name, ": one trace with compared ops (", by_trace.begin()->first,
