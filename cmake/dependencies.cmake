@@ -5,6 +5,8 @@ find_package(absl REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(ZLIB REQUIRED)
 find_package(Threads REQUIRED)
+# Header-only: the robust least squares of roofline calibrate (src/calibrate).
+find_package(Eigen3 3.3 REQUIRED NO_MODULE)
 if(ROOFLINE_BUILD_TESTS)
   find_package(Catch2 2.13 REQUIRED)
 endif()

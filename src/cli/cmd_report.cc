@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "roofline/calibrate/io.hpp"
 #include "roofline/chip_io.hpp"
 #include "roofline/hlo/reader.hpp"
 #include "roofline/match/match.hpp"
@@ -83,10 +84,26 @@ int run(const Args& args) {
     modules = *std::move(m);
     options.hlo_modules = &modules;
   }
+  CalibrationFile calibration;
+  if (auto path = args.get("calibration")) {
+    auto f = read_calibration_file(*path);
+    if (!f.ok()) return fail(f.status());
+    calibration = *std::move(f);
+  }
   auto read_options = trace_read_options(args);
   if (!read_options.ok()) return fail(read_options.status());
   auto trace = read_trace(args.positional()[0], *read_options);
   if (!trace.ok()) return fail(trace.status());
+  // The calibration file's entries for the chip (given, or the one the
+  // trace names) and the what-if chip; a chip it lacks keeps its built-in one.
+  if (args.has("calibration")) {
+    const Chip* on = options.chip;
+    if (on == nullptr)
+      if (auto devices = select_devices(*trace, options.device_id); devices.ok())
+        if (auto c = decide_chip(*trace, *devices, nullptr); c.ok()) on = c->chip;
+    if (on) options.calibration = calibration.find(on->name);
+    if (options.target_chip) options.target_calibration = calibration.find(options.target_chip->name);
+  }
   auto report = make_report(*trace, options);
   if (!report.ok())
     return fail(absl::Status(report.status().code(), in_cli_words(std::string(report.status().message()))));
@@ -105,12 +122,13 @@ int run(const Args& args) {
 
 ROOFLINE_CLI_COMMAND({
     .name = "report",
-    .usage = "roofline report TRACE [--hlo FILE[,FILE]] [--chip NAME|PATH] [--target-chip NAME|PATH] "
+    .usage = "roofline report TRACE [--hlo FILE[,FILE]] [--chip NAME|PATH] [--target-chip NAME|PATH] [--calibration FILE] "
              "[--device N] [--top N] [--format text|md|json|csv|html] [-o FILE]",
     .summary = "Expected vs observed: every op of a measured trace against its roofline, with MFU.",
     .options = with_read_limits({{"hlo", "FILE[,FILE]", "HLO text or HloProto modules to cost the trace's ops from"},
                 {"chip", "NAME|PATH", "predict on this chip (default: detected from the trace)"},
                 {"target-chip", "NAME|PATH", "what-if: also predict every op on this chip"},
+                {"calibration", "FILE", "expected times from this calibration file (roofline calibrate)"},
                 {"device", "N", "only device N (default: all devices, times summed)"},
                 {"top", "N", "rows in the ranked lists of text and md output (default 15)"},
                 {"format", "text|md|json|csv|html", "output format (default text)"},

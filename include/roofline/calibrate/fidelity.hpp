@@ -1,0 +1,91 @@
+// The fidelity benchmark: how well the roofline and the calibrated
+// expectation predict measured ops. Over every comparable op (calibrate/
+// sample.hpp: predicted, synchronous, measured) of a set of traces it
+// counts the lower bounds above the measured median, each named with what
+// can be said about it, and gives the median and 90th percentile of
+// |measured / expected - 1| for three expectations:
+//   roofline    expected = the roofline's lower bound itself;
+//   built-in    the chip's default_calibration();
+//   calibrated  a fit under cross-validation: leave one trace out (fit on
+//               the chip's other traces, test on the one left out); where a
+//               chip has one trace with samples, two folds of its distinct
+//               ops split by a hash of the op name (fit on one half, test on
+//               the other, and back). Or, with FidelityOptions::calibration,
+//               that calibration as given.
+// docs/fidelity.md shows the run on the real traces and explains each figure.
+//
+//   std::vector<roofline::FidelityTrace> t = ...;  // a Report per trace, with its chip
+//   roofline::FidelityResult r = roofline::run_fidelity(t, {});
+//   std::cout << roofline::render_fidelity(r, roofline::FidelityFormat::kText);
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "roofline/calibrate/fit.hpp"
+#include "roofline/calibrate/io.hpp"
+#include "roofline/chip.hpp"
+#include "roofline/report/report.hpp"
+
+namespace roofline {
+
+struct FidelityTrace {
+  std::string trace = {};  // the path, as given
+  Report report = {};
+  Chip chip = {};  // the chip report.chip names (its on-chip memories, its built-in calibration)
+};
+
+struct FidelityOptions {
+  // A calibration to judge instead of the cross-validated fit; a chip it
+  // lacks uses its built-in calibration (a note says so).
+  const CalibrationFile* calibration = nullptr;
+  FitOptions fit = {};
+};
+
+// Median and 90th percentile of |measured / expected - 1| over some ops.
+struct ErrorFigures {
+  double median_abs_error = 0;
+  double p90_abs_error = 0;
+};
+
+// A lower bound above the measured median of one occurrence.
+struct BoundAbove {
+  std::string trace;
+  std::string op;
+  std::string chip;
+  double bound_s = 0;     // the roofline of one occurrence
+  double measured_s = 0;  // the measured median of one occurrence
+  double ratio = 0;       // bound / measured, > 1
+  std::string reason;     // cost source, class, working set against the on-chip memories, match notes
+};
+
+// Figures over one trace, one chip or everything.
+struct FidelityRow {
+  std::string name;  // the trace, the chip, or "overall"
+  std::string chip;  // empty for the overall row
+  std::int64_t ops = 0;           // ops compared
+  std::int64_t bounds_above = 0;  // lower bounds above the measured median
+  ErrorFigures roofline = {}, builtin = {}, calibrated = {};
+};
+
+struct FidelityResult {
+  std::string calibrated;  // how the calibrated column was made
+  std::vector<FidelityRow> traces;  // in the order given
+  std::vector<FidelityRow> chips;   // by chip name
+  FidelityRow overall;
+  std::vector<BoundAbove> bounds_above;  // largest ratio first
+  std::vector<std::string> notes;
+};
+
+FidelityResult run_fidelity(std::span<const FidelityTrace> traces, const FidelityOptions& options = {});
+
+enum class FidelityFormat : unsigned char { kText, kMarkdown, kJson };
+
+// Text and Markdown: one table of the rows, then the bounds above measured
+// with their reasons, then the notes. JSON: the same fields (docs/fidelity.md).
+std::string render_fidelity(const FidelityResult& result, FidelityFormat format);
+
+}  // namespace roofline

@@ -1,0 +1,66 @@
+// Fitting a chip's calibration (roofline/calibration.hpp) to measured ops.
+// Per cost class, the model of one occurrence is
+//
+//   T = floor_s + max(T_math / e_math, T_mem / e_mem, T_link / e_link)
+//
+// (matmul: one e_math per peak class with enough samples of its own, the
+// class's for the rest). The fit is robust least squares on the relative
+// error |measured / expected - 1|, the figure the fidelity benchmark reports:
+// iteratively reweighted (Huber weights, then Tukey's biweight, so a handful
+// of ops far off the curve, a cache-resident kernel or a mis-costed one,
+// carry no weight), alternating with the assignment of which term is each
+// op's maximum, under floor_s >= 0 and efficiencies > 0. An efficiency above
+// 1 is kept and named in the notes: the roofline was beaten there. A class
+// with fewer than FitOptions::min_samples samples keeps the chip's built-in
+// curve (default_calibration), and a note says so. Deterministic: the
+// samples are sorted first, and nothing is random.
+//
+//   std::vector<roofline::CalibrationSample> s = roofline::calibration_samples(report, path);
+//   roofline::CalibrationFit fit = roofline::fit_calibration(roofline::chip("h100-sxm"), s);
+//   double t = roofline::expected_s(s[0], fit.calibration);
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "roofline/calibrate/sample.hpp"
+#include "roofline/calibration.hpp"
+#include "roofline/chip.hpp"
+
+namespace roofline {
+
+struct FitOptions {
+  // Fewer samples than this in a class (or assigned to one term of it, or of
+  // one peak class) keep the built-in value for that class (or parameter).
+  int min_samples = 3;
+};
+
+// Where one class's curve came from.
+enum class CurveOrigin : unsigned char { kBuiltIn, kFitted };
+std::string_view curve_origin_name(CurveOrigin o);  // "built-in", "fit"
+
+struct ClassFit {
+  CurveOrigin origin = CurveOrigin::kBuiltIn;
+  FitQuality quality;  // on this class's own samples
+};
+
+// A fitted calibration with what it came from.
+struct CalibrationFit {
+  ChipCalibration calibration;
+  std::array<ClassFit, kCostClassCount> classes{};
+  std::vector<CalibrationSample> samples;  // sorted by trace, then op
+  std::vector<std::string> notes;          // classes kept built-in, efficiencies above 1
+};
+
+// Fits `chip`'s calibration to `samples` (those of other chips are left
+// out, with a note). With no sample at all, the built-in calibration.
+CalibrationFit fit_calibration(const Chip& chip, std::vector<CalibrationSample> samples, const FitOptions& options = {});
+
+// |measured / expected - 1| of `calibration` over `samples`: their count,
+// median and 90th percentile.
+FitQuality fit_quality(const ChipCalibration& calibration, std::span<const CalibrationSample> samples);
+
+}  // namespace roofline

@@ -1,0 +1,59 @@
+// What a calibration is fitted to: one measured op beside its roofline. A
+// sample is one predicted op of a Report (roofline/match/match.hpp) that ran
+// synchronously and has a measured median: its three roofline terms for one
+// occurrence and the median time one occurrence took.
+//
+//   auto report = roofline::make_report(*trace, {});
+//   std::vector<roofline::CalibrationSample> s = roofline::calibration_samples(*report, "run.json.gz");
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "roofline/calibration.hpp"
+#include "roofline/predict.hpp"
+#include "roofline/report/report.hpp"
+
+namespace roofline {
+
+struct CalibrationSample {
+  std::string trace = {};  // the trace it was measured in, as given
+  std::string op = {};     // OpReport::name
+  std::string chip = {};   // Report::chip
+  CostClass cost_class = CostClass::kMemory;
+  PeakClass peak_used = PeakClass::kBf16;
+  // The roofline's terms for one occurrence: Prediction's t_math_s, t_hbm_s
+  // and t_ici_s (the link term includes a host transfer's PCIe time, as the
+  // prediction that expected_s() reads does).
+  double t_math_s = 0;
+  double t_mem_s = 0;
+  double t_link_s = 0;
+  double measured_s = 0;  // median of one occurrence
+  std::int64_t count = 0;  // occurrences in the trace
+};
+
+// Whether an op of a report can be compared with its prediction: predicted,
+// not the exposed wait of an async transfer (its measured time is not the
+// transfer's), measured (median > 0) and costed (a roofline > 0).
+bool comparable(const OpReport& op);
+
+// One sample per comparable op of `report`, in the report's order.
+std::vector<CalibrationSample> calibration_samples(const Report& report, std::string_view trace);
+
+// The roofline of one occurrence (max of the three terms).
+double roofline_s(const CalibrationSample& s);
+
+// The calibrated expectation of one occurrence: roofline::expected_s() on
+// the sample's terms.
+double expected_s(const CalibrationSample& s, const ChipCalibration& calibration);
+
+// |measured / expected - 1|: how far off an expectation is, as a fraction.
+double abs_error(double measured_s, double expected_s);
+
+// The q-quantile (0..1) of `values`, interpolated linearly between the two
+// nearest ranks (numpy's default); 0 for no values.
+double quantile(std::vector<double> values, double q);
+
+}  // namespace roofline

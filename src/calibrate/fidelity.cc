@@ -1,0 +1,168 @@
+// The fidelity benchmark's figures: see roofline/calibrate/fidelity.hpp.
+#include "roofline/calibrate/fidelity.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+
+#include "roofline/detail/cat.hpp"
+#include "roofline/format/units.hpp"
+
+namespace roofline {
+namespace {
+
+// One compared op: its sample, the report row it came from, and the
+// expectation of each of the three columns.
+struct Compared {
+  CalibrationSample sample;
+  const OpReport* op = nullptr;
+  const FidelityTrace* trace = nullptr;
+  double builtin_s = 0;
+  double calibrated_s = 0;
+};
+
+// FNV-1a, 64 bits, then splitmix64's finaliser: a hash that is the same on
+// every platform and build, so the two folds of a one-trace chip are too.
+// The finaliser mixes every bit into the low one (FNV-1a's own low bit is
+// the parity of the name's odd bytes; names that differ in a suffix, as
+// gemm.1 and gemm.2, would otherwise fall in one fold).
+std::uint64_t fold_hash(std::string_view s) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+  return h ^ (h >> 31);
+}
+
+// What can be said about a lower bound above measured: where its cost came
+// from, its class, and whether its working set (the bytes it is charged,
+// read and written once) fits in one of the chip's on-chip memories, where
+// it need not touch HBM at all.
+std::string bound_reason(const OpReport& o, const CalibrationSample& s, const Chip& chip) {
+  const double n = static_cast<double>(o.count);
+  const double bytes = o.hbm_bytes / n;
+  std::string fits;
+  for (const OnChipMemory& m : chip.on_chip)
+    if (m.bytes >= bytes) fits += detail::cat(fits.empty() ? "" : ", ", m.name, " (", format_bytes(m.bytes), ")");
+  std::string text = detail::cat(match_source_name(o.match), " cost, ", cost_class_name(s.cost_class), " class, ",
+                                 o.hlo_category.empty() ? o.category : o.hlo_category, ", bound ", bound_name(o.bound),
+                                 "; working set ", format_bytes(bytes));
+  if (!fits.empty()) text += detail::cat(" fits in ", fits, ": HBM bandwidth need not bound it");
+  else if (!chip.on_chip.empty()) text += " exceeds every on-chip memory";
+  if (!o.reason.empty()) text += detail::cat("; ", o.reason);
+  return text;
+}
+
+ErrorFigures figures(const std::vector<double>& errors) {
+  return ErrorFigures{.median_abs_error = quantile(errors, 0.5), .p90_abs_error = quantile(errors, 0.9)};
+}
+
+FidelityRow row_of(std::string name, std::string chip, const std::vector<const Compared*>& ops) {
+  FidelityRow r{.name = std::move(name), .chip = std::move(chip), .ops = static_cast<std::int64_t>(ops.size())};
+  std::vector<double> raw, builtin, calibrated;
+  for (const Compared* c : ops) {
+    const double measured = c->sample.measured_s;
+    if (roofline_s(c->sample) > measured) ++r.bounds_above;
+    raw.push_back(abs_error(measured, roofline_s(c->sample)));
+    builtin.push_back(abs_error(measured, c->builtin_s));
+    calibrated.push_back(abs_error(measured, c->calibrated_s));
+  }
+  r.roofline = figures(raw);
+  r.builtin = figures(builtin);
+  r.calibrated = figures(calibrated);
+  return r;
+}
+
+// The calibrated expectation of every op of one chip under cross-validation.
+void cross_validate(const Chip& chip, std::vector<Compared*>& ops, const FitOptions& fit, std::vector<std::string>& notes) {
+  std::map<std::string, std::vector<Compared*>> by_trace;
+  for (Compared* c : ops) by_trace[c->sample.trace].push_back(c);
+  const auto fit_and_test = [&](const std::vector<Compared*>& train, const std::vector<Compared*>& test) {
+    std::vector<CalibrationSample> samples;
+    for (const Compared* c : train) samples.push_back(c->sample);
+    const CalibrationFit f = fit_calibration(chip, samples, fit);
+    for (Compared* c : test) c->calibrated_s = expected_s(c->sample, f.calibration);
+  };
+  if (by_trace.size() >= 2) {
+    for (const auto& [trace, test] : by_trace) {
+      std::vector<Compared*> train;
+      for (Compared* c : ops)
+        if (c->sample.trace != trace) train.push_back(c);
+      fit_and_test(train, test);
+    }
+    return;
+  }
+  std::vector<Compared*> halves[2];
+  for (Compared* c : ops) halves[fold_hash(c->sample.op) & 1].push_back(c);
+  fit_and_test(halves[0], halves[1]);
+  fit_and_test(halves[1], halves[0]);
+  notes.push_back(detail::cat(chip.name, ": one trace with compared ops (", by_trace.begin()->first,
+                              "): calibrated figures from two folds of its ops (", halves[0].size(), " and ",
+                              halves[1].size(), ", split by a hash of the op name)"));
+}
+
+}  // namespace
+
+FidelityResult run_fidelity(std::span<const FidelityTrace> traces, const FidelityOptions& options) {
+  FidelityResult out;
+  out.calibrated = options.calibration
+                       ? "the calibration given"
+                       : "fit under cross-validation: leave one trace out per chip, two folds of the ops where "
+                         "a chip has one trace";
+  std::vector<Compared> all;
+  for (const FidelityTrace& t : traces) {
+    std::size_t k = 0;
+    const std::vector<CalibrationSample> samples = calibration_samples(t.report, t.trace);
+    for (const OpReport& o : t.report.ops)
+      if (comparable(o)) all.push_back(Compared{.sample = samples[k++], .op = &o, .trace = &t});
+  }
+  std::map<std::string, std::vector<Compared*>> by_chip;
+  std::map<std::string, const Chip*> chips;
+  for (Compared& c : all) {
+    by_chip[c.sample.chip].push_back(&c);
+    chips[c.sample.chip] = &c.trace->chip;
+  }
+  for (auto& [name, ops] : by_chip) {
+    const Chip& chip = *chips[name];
+    const ChipCalibration builtin = default_calibration(chip);
+    for (Compared* c : ops) c->builtin_s = expected_s(c->sample, builtin);
+    if (options.calibration == nullptr) {
+      cross_validate(chip, ops, options.fit, out.notes);
+      continue;
+    }
+    const ChipCalibration* given = options.calibration->find(name);
+    if (given == nullptr)
+      out.notes.push_back(detail::cat("the calibration given has no entry for ", name, ": its built-in calibration is used"));
+    for (Compared* c : ops) c->calibrated_s = expected_s(c->sample, given ? *given : builtin);
+  }
+
+  std::vector<const Compared*> everything;
+  for (const Compared& c : all) everything.push_back(&c);
+  for (const FidelityTrace& t : traces) {
+    std::vector<const Compared*> mine;
+    for (const Compared& c : all)
+      if (c.trace == &t) mine.push_back(&c);
+    out.traces.push_back(row_of(t.trace, t.report.chip, mine));
+  }
+  for (const auto& [name, ops] : by_chip)
+    out.chips.push_back(row_of(name, name, std::vector<const Compared*>(ops.begin(), ops.end())));
+  out.overall = row_of("overall", "", everything);
+
+  for (const Compared& c : all) {
+    const double bound = roofline_s(c.sample);
+    if (bound <= c.sample.measured_s) continue;
+    out.bounds_above.push_back(BoundAbove{.trace = c.sample.trace,
+                                          .op = c.sample.op,
+                                          .chip = c.sample.chip,
+                                          .bound_s = bound,
+                                          .measured_s = c.sample.measured_s,
+                                          .ratio = bound / c.sample.measured_s,
+                                          .reason = bound_reason(*c.op, c.sample, c.trace->chip)});
+  }
+  std::stable_sort(out.bounds_above.begin(), out.bounds_above.end(),
+                   [](const BoundAbove& a, const BoundAbove& b) { return a.ratio > b.ratio; });
+  return out;
+}
+
+}  // namespace roofline

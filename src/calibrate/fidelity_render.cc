@@ -1,0 +1,175 @@
+// The fidelity benchmark rendered: text and Markdown tables, and JSON.
+#include <cstdio>
+#include <string>
+
+#include "roofline/calibrate/fidelity.hpp"
+#include "roofline/detail/cat.hpp"
+#include "roofline/format/json.hpp"
+#include "roofline/format/text_table.hpp"
+#include "roofline/format/units.hpp"
+
+namespace roofline {
+namespace {
+
+constexpr std::size_t kNameWidth = 72;  // an op or trace name in a table, trimmed in the middle
+
+std::string trimmed(const std::string& s) {
+  if (s.size() <= kNameWidth) return s;
+  return s.substr(0, kNameWidth / 2 - 1) + "..." + s.substr(s.size() - (kNameWidth / 2 - 2));
+}
+
+std::string ratio(double r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", r);
+  return buf;
+}
+
+std::vector<std::string> row_cells(const FidelityRow& r) {
+  return {trimmed(r.name), r.chip, detail::cat(r.ops), detail::cat(r.bounds_above),
+          format_percent(r.roofline.median_abs_error), format_percent(r.roofline.p90_abs_error),
+          format_percent(r.builtin.median_abs_error), format_percent(r.builtin.p90_abs_error),
+          format_percent(r.calibrated.median_abs_error), format_percent(r.calibrated.p90_abs_error)};
+}
+
+const std::vector<std::string> kRowTitles = {"trace", "chip", "ops", "bound > measured", "roofline median", "roofline p90",
+                                             "built-in median", "built-in p90", "calibrated median", "calibrated p90"};
+
+std::vector<std::vector<std::string>> all_rows(const FidelityResult& r) {
+  std::vector<std::vector<std::string>> rows;
+  for (const FidelityRow& t : r.traces) rows.push_back(row_cells(t));
+  for (const FidelityRow& c : r.chips) {
+    auto cells = row_cells(c);
+    cells[0] = "chip " + c.name;
+    rows.push_back(cells);
+  }
+  rows.push_back(row_cells(r.overall));
+  return rows;
+}
+
+std::vector<std::string> bound_cells(const BoundAbove& b) {
+  return {trimmed(b.trace), trimmed(b.op), b.chip, format_seconds(b.bound_s), format_seconds(b.measured_s), ratio(b.ratio),
+          b.reason};
+}
+
+const std::vector<std::string> kBoundTitles = {"trace", "op", "chip", "bound", "measured", "bound / measured", "reason"};
+
+// Three lines, each ended by `end` ("\n" for text, "\n\n" for Markdown paragraphs).
+std::string header(const FidelityResult& r, std::string_view end = "\n") {
+  const double share = r.overall.ops > 0 ? static_cast<double>(r.overall.bounds_above) / static_cast<double>(r.overall.ops) : 0;
+  return detail::cat(r.overall.ops, " ops compared; ", r.overall.bounds_above, " lower bounds above the measured median (",
+                     format_percent(share), ").", end, "Median and p90 of |measured / expected - 1|: roofline ",
+                     format_percent(r.overall.roofline.median_abs_error), ", ", format_percent(r.overall.roofline.p90_abs_error),
+                     "; built-in ", format_percent(r.overall.builtin.median_abs_error), ", ",
+                     format_percent(r.overall.builtin.p90_abs_error), "; calibrated ",
+                     format_percent(r.overall.calibrated.median_abs_error), ", ",
+                     format_percent(r.overall.calibrated.p90_abs_error), ".", end, "calibrated: ", r.calibrated, ".", end);
+}
+
+std::string text(const FidelityResult& r) {
+  std::string out = header(r) + "\n";
+  std::vector<TextTable::Column> cols;
+  for (std::size_t i = 0; i < kRowTitles.size(); ++i)
+    cols.push_back({kRowTitles[i], i >= 2 ? TextTable::Align::kRight : TextTable::Align::kLeft});
+  TextTable t(cols);
+  for (auto& row : all_rows(r)) t.add_row(row);
+  out += t.render();
+  if (!r.bounds_above.empty()) {
+    out += "\nLower bounds above the measured median:\n";
+    for (const BoundAbove& b : r.bounds_above)
+      out += detail::cat("  ", ratio(b.ratio), "  ", b.chip, "  ", trimmed(b.op), "  (", b.trace, ")\n      ",
+                         format_seconds(b.bound_s), " bound, ", format_seconds(b.measured_s), " measured: ", b.reason, "\n");
+  }
+  if (!r.notes.empty()) {
+    out += "\nNotes:\n";
+    for (const std::string& n : r.notes) out += "  " + n + "\n";
+  }
+  return out;
+}
+
+std::string md_cell(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string md_table(const std::vector<std::string>& titles, const std::vector<std::vector<std::string>>& rows) {
+  std::string out = "|";
+  for (const auto& t : titles) out += " " + t + " |";
+  out += "\n|";
+  for (std::size_t i = 0; i < titles.size(); ++i) out += "---|";
+  out += "\n";
+  for (const auto& row : rows) {
+    out += "|";
+    for (const auto& c : row) out += " " + md_cell(c) + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+std::string markdown(const FidelityResult& r) {
+  std::string out = header(r, "\n\n");
+  out += md_table(kRowTitles, all_rows(r));
+  if (!r.bounds_above.empty()) {
+    std::vector<std::vector<std::string>> rows;
+    for (const BoundAbove& b : r.bounds_above) rows.push_back(bound_cells(b));
+    out += "\nLower bounds above the measured median:\n\n" + md_table(kBoundTitles, rows);
+  }
+  if (!r.notes.empty()) {
+    out += "\nNotes:\n\n";
+    for (const std::string& n : r.notes) out += "- " + md_cell(n) + "\n";
+  }
+  return out;
+}
+
+Json errors_json(const ErrorFigures& e) {
+  return Json::object({{"median_abs_error", e.median_abs_error}, {"p90_abs_error", e.p90_abs_error}});
+}
+
+Json row_json(const FidelityRow& r) {
+  return Json::object({{"name", r.name},
+                       {"chip", r.chip},
+                       {"ops", r.ops},
+                       {"bounds_above", r.bounds_above},
+                       {"roofline", errors_json(r.roofline)},
+                       {"builtin", errors_json(r.builtin)},
+                       {"calibrated", errors_json(r.calibrated)}});
+}
+
+std::string json(const FidelityResult& r) {
+  Json traces = Json::array(), chips = Json::array(), bounds = Json::array();
+  for (const FidelityRow& t : r.traces) traces.push_back(row_json(t));
+  for (const FidelityRow& c : r.chips) chips.push_back(row_json(c));
+  for (const BoundAbove& b : r.bounds_above)
+    bounds.push_back(Json::object({{"trace", b.trace},
+                                   {"op", b.op},
+                                   {"chip", b.chip},
+                                   {"bound_s", b.bound_s},
+                                   {"measured_s", b.measured_s},
+                                   {"ratio", b.ratio},
+                                   {"reason", b.reason}}));
+  return Json::object({{"calibrated", r.calibrated},
+                       {"traces", traces},
+                       {"chips", chips},
+                       {"overall", row_json(r.overall)},
+                       {"bounds_above", bounds},
+                       {"notes", Json(r.notes)}})
+             .dump() +
+         "\n";
+}
+
+}  // namespace
+
+std::string render_fidelity(const FidelityResult& result, FidelityFormat format) {
+  switch (format) {
+    case FidelityFormat::kText: return text(result);
+    case FidelityFormat::kMarkdown: return markdown(result);
+    case FidelityFormat::kJson: return json(result);
+  }
+  return text(result);
+}
+
+}  // namespace roofline

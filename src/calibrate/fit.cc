@@ -1,0 +1,304 @@
+// Robust fit of a chip's calibration curves: see roofline/calibrate/fit.hpp.
+//
+// Per class the parameters are the floor and inverse efficiencies
+// (1 / e, one per term, and one per peak class for matmuls), so that for a
+// fixed choice of which term is each sample's maximum the model is linear:
+// T_i = floor + inv[k_i] * x_i. The fit alternates
+//   1. the assignment k_i = argmax_k inv[k] * x_ik under the current
+//      parameters, and
+//   2. iteratively reweighted least squares on that linear model, each row
+//      divided by the previous iterate's expectation E_i, so that at
+//      convergence the residual is (measured - E) / E = measured / E - 1,
+//      the relative error the fidelity benchmark reports;
+// from two starts (the built-in curve, and the bare roofline), keeping the
+// parameters with the smallest median + 90th percentile of |error| on the
+// class's samples (the starts themselves included, so a fit is never worse on
+// its own data than the curve it started from).
+#include "roofline/calibrate/fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <Eigen/Dense>
+
+#include "roofline/detail/cat.hpp"
+
+namespace roofline {
+namespace {
+
+constexpr double kMinInverse = 1e-3;  // an efficiency of at most 1000
+constexpr double kMaxInverse = 1e4;   // an efficiency of at least 1e-4
+constexpr double kMinScale = 0.01;    // robust scale floor: 1% relative error
+constexpr double kHuber = 1.345;      // 95% efficiency at the normal (Huber 1981)
+constexpr double kTukey = 4.685;      // 95% efficiency at the normal (Beaton & Tukey 1974)
+constexpr int kHuberIterations = 3;
+constexpr int kIrlsIterations = 50;
+constexpr int kOuterIterations = 30;
+constexpr int kTerms = 3;  // math, memory, link
+
+// One class's parameters: floor, then inverse efficiencies indexed as
+// [0] math (shared), [1 .. peaks] math of one peak class, then memory, link.
+struct Params {
+  double floor_s = 0;
+  std::vector<double> inv;
+};
+
+struct ClassProblem {
+  std::vector<const CalibrationSample*> samples;
+  std::vector<int> math_index;  // per sample: 0 (shared) or 1 + own peak
+  std::vector<PeakClass> own_peaks;
+  int mem_index() const { return 1 + static_cast<int>(own_peaks.size()); }
+  int link_index() const { return mem_index() + 1; }
+  int params() const { return link_index() + 1; }
+  double term(std::size_t i, int k) const {
+    const CalibrationSample& s = *samples[i];
+    return k == 0 ? s.t_math_s : k == 1 ? s.t_mem_s : s.t_link_s;
+  }
+  int index(std::size_t i, int k) const { return k == 0 ? math_index[i] : k == 1 ? mem_index() : link_index(); }
+  int argmax(const Params& p, std::size_t i) const {
+    int best = 0;
+    double best_t = -1;
+    for (int k = 0; k < kTerms; ++k) {
+      const double t = p.inv[index(i, k)] * term(i, k);
+      if (t > best_t) best_t = t, best = k;
+    }
+    return best;
+  }
+  double model(const Params& p, std::size_t i) const {
+    const int k = argmax(p, i);
+    return p.floor_s + p.inv[index(i, k)] * term(i, k);
+  }
+};
+
+double huber_weight(double u) { return std::abs(u) <= kHuber ? 1 : kHuber / std::abs(u); }
+double tukey_weight(double u) {
+  const double z = u / kTukey;
+  return std::abs(z) >= 1 ? 0 : (1 - z * z) * (1 - z * z);
+}
+
+// The (median + p90) of |measured / expected - 1|: how a candidate is judged.
+double score(const ClassProblem& c, const Params& p) {
+  std::vector<double> e;
+  for (std::size_t i = 0; i < c.samples.size(); ++i) e.push_back(abs_error(c.samples[i]->measured_s, c.model(p, i)));
+  return quantile(e, 0.5) + quantile(e, 0.9);
+}
+
+// min |A x - b|^2 with lo <= x <= hi: least squares over the free columns,
+// pinning the worst violator at its bound until none is left (an active
+// set method; with at most a dozen columns it ends in a few solves).
+Eigen::VectorXd bounded_least_squares(const Eigen::MatrixXd& a, const Eigen::VectorXd& b, const Eigen::VectorXd& lo,
+                                      const Eigen::VectorXd& hi) {
+  const auto m = a.cols();
+  Eigen::VectorXd x = Eigen::VectorXd::Zero(m);
+  std::vector<bool> pinned(static_cast<std::size_t>(m), false);
+  for (Eigen::Index round = 0; round <= m; ++round) {
+    std::vector<Eigen::Index> free;
+    Eigen::VectorXd rhs = b;
+    for (Eigen::Index j = 0; j < m; ++j) {
+      if (pinned[static_cast<std::size_t>(j)]) rhs -= a.col(j) * x(j);
+      else free.push_back(j);
+    }
+    if (free.empty()) break;
+    Eigen::MatrixXd af(a.rows(), static_cast<Eigen::Index>(free.size()));
+    for (std::size_t f = 0; f < free.size(); ++f) af.col(static_cast<Eigen::Index>(f)) = a.col(free[f]);
+    const Eigen::VectorXd xf = af.colPivHouseholderQr().solve(rhs);
+    Eigen::Index worst = -1;
+    double worst_v = 0;
+    for (std::size_t f = 0; f < free.size(); ++f) {
+      const Eigen::Index j = free[f];
+      x(j) = xf(static_cast<Eigen::Index>(f));
+      const double v = std::max(lo(j) - x(j), x(j) - hi(j)) * a.col(j).norm();
+      if (!std::isfinite(x(j)) || v > worst_v) worst_v = std::isfinite(x(j)) ? v : INFINITY, worst = j;
+    }
+    if (worst < 0) break;
+    x(worst) = !std::isfinite(x(worst)) || x(worst) < lo(worst) ? lo(worst) : hi(worst);
+    pinned[static_cast<std::size_t>(worst)] = true;
+  }
+  for (Eigen::Index j = 0; j < m; ++j) x(j) = std::clamp(x(j), lo(j), hi(j));
+  return x;
+}
+
+// IRLS for a fixed assignment; parameters with too few samples stay fixed.
+Params irls(const ClassProblem& c, const std::vector<int>& assigned, Params p, int min_samples) {
+  const std::size_t n = c.samples.size();
+  std::vector<int> per_param(static_cast<std::size_t>(c.params()), 0);
+  for (std::size_t i = 0; i < n; ++i) ++per_param[static_cast<std::size_t>(c.index(i, assigned[i]))];
+  // Columns: the floor, then each free inverse efficiency.
+  std::vector<int> column_of(static_cast<std::size_t>(c.params()), -1);
+  int columns = 1;
+  for (int j = 0; j < c.params(); ++j)
+    if (per_param[static_cast<std::size_t>(j)] >= min_samples) column_of[static_cast<std::size_t>(j)] = columns++;
+  Eigen::VectorXd lo(columns), hi(columns);
+  lo.setConstant(kMinInverse);
+  hi.setConstant(kMaxInverse);
+  lo(0) = 0;
+  hi(0) = INFINITY;
+
+  std::vector<double> weight(n, 1), previous(n);
+  for (std::size_t i = 0; i < n; ++i) previous[i] = c.model(p, i);
+  for (int it = 0; it < kIrlsIterations; ++it) {
+    Eigen::MatrixXd a = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(n), columns);
+    Eigen::VectorXd b(static_cast<Eigen::Index>(n));
+    double total_weight = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto row = static_cast<Eigen::Index>(i);
+      const double scale = std::sqrt(weight[i]) / previous[i];
+      total_weight += weight[i];
+      const int j = c.index(i, assigned[i]);
+      const double x = c.term(i, assigned[i]);
+      double rhs = c.samples[i]->measured_s;
+      a(row, 0) = scale;
+      if (column_of[static_cast<std::size_t>(j)] >= 0) a(row, column_of[static_cast<std::size_t>(j)]) = scale * x;
+      else rhs -= p.inv[static_cast<std::size_t>(j)] * x;
+      b(row) = scale * rhs;
+    }
+    if (total_weight <= 0) break;
+    const Eigen::VectorXd x = bounded_least_squares(a, b, lo, hi);
+    Params next = p;
+    next.floor_s = x(0);
+    for (int j = 0; j < c.params(); ++j)
+      if (column_of[static_cast<std::size_t>(j)] >= 0) next.inv[static_cast<std::size_t>(j)] = x(column_of[static_cast<std::size_t>(j)]);
+    double change = std::abs(next.floor_s - p.floor_s) / std::max(next.floor_s, 1e-12);
+    for (std::size_t j = 0; j < p.inv.size(); ++j) change = std::max(change, std::abs(next.inv[j] - p.inv[j]) / next.inv[j]);
+    p = next;
+    std::vector<double> r(n), abs_r(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double e = p.floor_s + p.inv[static_cast<std::size_t>(c.index(i, assigned[i]))] * c.term(i, assigned[i]);
+      previous[i] = e;
+      r[i] = (c.samples[i]->measured_s - e) / e;
+      abs_r[i] = std::abs(r[i]);
+    }
+    const double s = std::max(1.4826 * quantile(abs_r, 0.5), kMinScale);
+    for (std::size_t i = 0; i < n; ++i) weight[i] = it < kHuberIterations ? huber_weight(r[i] / s) : tukey_weight(r[i] / s);
+    if (it >= kHuberIterations && change < 1e-10) break;
+  }
+  return p;
+}
+
+Params fit_from(const ClassProblem& c, Params start, int min_samples) {
+  Params best = start;
+  double best_score = score(c, start);
+  std::vector<int> assigned(c.samples.size(), -1);
+  Params p = start;
+  for (int outer = 0; outer < kOuterIterations; ++outer) {
+    std::vector<int> next(c.samples.size());
+    for (std::size_t i = 0; i < c.samples.size(); ++i) next[i] = c.argmax(p, i);
+    if (next == assigned) break;
+    assigned = std::move(next);
+    p = irls(c, assigned, p, min_samples);
+    const double s = score(c, p);
+    if (s < best_score) best_score = s, best = p;
+  }
+  return best;
+}
+
+std::string fmt(double v) { return detail::cat(std::round(v * 100) / 100); }
+
+}  // namespace
+
+std::string_view curve_origin_name(CurveOrigin o) { return o == CurveOrigin::kFitted ? "fit" : "built-in"; }
+
+FitQuality fit_quality(const ChipCalibration& calibration, std::span<const CalibrationSample> samples) {
+  std::vector<double> e;
+  for (const CalibrationSample& s : samples) e.push_back(abs_error(s.measured_s, expected_s(s, calibration)));
+  return FitQuality{.samples = static_cast<std::int64_t>(e.size()),
+                    .median_abs_error = quantile(e, 0.5),
+                    .p90_abs_error = quantile(e, 0.9)};
+}
+
+CalibrationFit fit_calibration(const Chip& chip, std::vector<CalibrationSample> samples, const FitOptions& options) {
+  CalibrationFit out;
+  const ChipCalibration builtin = default_calibration(chip);
+  out.calibration = builtin;
+  const std::size_t before = samples.size();
+  std::erase_if(samples, [&](const CalibrationSample& s) {
+    return s.chip != chip.name || !(s.measured_s > 0) || !(roofline_s(s) > 0) || !std::isfinite(roofline_s(s));
+  });
+  if (samples.size() < before)
+    out.notes.push_back(detail::cat(before - samples.size(), " samples of other chips (or with no time) left out"));
+  std::sort(samples.begin(), samples.end(), [](const CalibrationSample& a, const CalibrationSample& b) {
+    return std::tie(a.trace, a.op, a.measured_s) < std::tie(b.trace, b.op, b.measured_s);
+  });
+  out.samples = samples;
+  std::set<std::string> traces;
+  for (const CalibrationSample& s : samples) traces.insert(s.trace);
+  if (samples.empty()) {
+    out.notes.push_back("no samples: the built-in calibration");
+    return out;
+  }
+  out.calibration.origin = detail::cat("fit to ", samples.size(), " ops of ", traces.size(), " trace",
+                                       traces.size() == 1 ? "" : "s", " (roofline calibrate)");
+
+  for (int ci = 0; ci < kCostClassCount; ++ci) {
+    const auto cls = static_cast<CostClass>(ci);
+    ClassProblem c;
+    std::map<PeakClass, int> per_peak;
+    for (const CalibrationSample& s : samples)
+      if (s.cost_class == cls) c.samples.push_back(&s), ++per_peak[s.peak_used];
+    const std::string name(cost_class_name(cls));
+    if (c.samples.empty()) continue;
+    if (static_cast<int>(c.samples.size()) < options.min_samples) {
+      out.notes.push_back(detail::cat(name, ": ", c.samples.size(), " sample", c.samples.size() == 1 ? "" : "s",
+                                      " (fewer than ", options.min_samples, "): built-in curve kept"));
+      out.classes[static_cast<std::size_t>(ci)].quality = fit_quality(builtin, [&] {
+        std::vector<CalibrationSample> v;
+        for (const auto* s : c.samples) v.push_back(*s);
+        return v;
+      }());
+      continue;
+    }
+    if (cls == CostClass::kMatmul)
+      for (const auto& [peak, n] : per_peak)
+        if (n >= options.min_samples) c.own_peaks.push_back(peak);
+    for (const CalibrationSample* s : c.samples) {
+      const auto own = std::find(c.own_peaks.begin(), c.own_peaks.end(), s->peak_used);
+      c.math_index.push_back(own == c.own_peaks.end() ? 0 : 1 + static_cast<int>(own - c.own_peaks.begin()));
+    }
+    // Start 1: the built-in curve. Start 2: the bare roofline.
+    const ClassCurve& k = builtin.curve(cls);
+    Params from_builtin{.floor_s = k.floor_s, .inv = std::vector<double>(static_cast<std::size_t>(c.params()), 1)};
+    from_builtin.inv[0] = 1 / k.math_efficiency;
+    for (std::size_t j = 0; j < c.own_peaks.size(); ++j)
+      from_builtin.inv[1 + j] = 1 / builtin.math_efficiency(cls, c.own_peaks[j]);
+    from_builtin.inv[static_cast<std::size_t>(c.mem_index())] = 1 / k.memory_efficiency;
+    from_builtin.inv[static_cast<std::size_t>(c.link_index())] = 1 / k.link_efficiency;
+    const Params bare{.floor_s = 0, .inv = std::vector<double>(static_cast<std::size_t>(c.params()), 1)};
+    const Params a = fit_from(c, from_builtin, options.min_samples);
+    const Params b = fit_from(c, bare, options.min_samples);
+    const Params& p = score(c, b) < score(c, a) ? b : a;
+
+    ClassCurve& curve = out.calibration.curve(cls);
+    curve.floor_s = p.floor_s;
+    curve.math_efficiency = 1 / p.inv[0];
+    curve.memory_efficiency = 1 / p.inv[static_cast<std::size_t>(c.mem_index())];
+    curve.link_efficiency = 1 / p.inv[static_cast<std::size_t>(c.link_index())];
+    if (cls == CostClass::kMatmul) {
+      // Peaks fitted with the class's shared efficiency must read it: their
+      // built-in per-peak figure would otherwise win (ChipCalibration::math_efficiency).
+      for (const auto& [peak, n] : per_peak) out.calibration.matmul_math_efficiency[static_cast<int>(peak)] = 0;
+      for (std::size_t j = 0; j < c.own_peaks.size(); ++j)
+        out.calibration.matmul_math_efficiency[static_cast<int>(c.own_peaks[j])] = 1 / p.inv[1 + j];
+    }
+    std::vector<CalibrationSample> own;
+    for (const auto* s : c.samples) own.push_back(*s);
+    out.classes[static_cast<std::size_t>(ci)] = ClassFit{.origin = CurveOrigin::kFitted, .quality = fit_quality(out.calibration, own)};
+    const auto beaten = [&](std::string_view what, double e) {
+      if (e > 1)
+        out.notes.push_back(detail::cat(name, ": ", what, " efficiency ", fmt(e),
+                                        " > 1: the roofline was beaten (a working set on chip, or a cost model "
+                                        "that charges more than the op moves)"));
+    };
+    beaten("math", curve.math_efficiency);
+    for (PeakClass peak : c.own_peaks)
+      beaten(detail::cat(peak_class_name(peak), " math"), out.calibration.matmul_math_efficiency[static_cast<int>(peak)]);
+    beaten("memory", curve.memory_efficiency);
+    beaten("link", curve.link_efficiency);
+  }
+  out.calibration.quality = fit_quality(out.calibration, out.samples);
+  return out;
+}
+
+}  // namespace roofline

@@ -1,0 +1,258 @@
+// The calibration file, written with the library's one JSON writer and read
+// strictly with nlohmann (every error names the file and the JSON path, or
+// line:column for text that is not JSON).
+#include "roofline/calibrate/io.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "roofline/detail/cat.hpp"
+#include "roofline/detail/status_macros.hpp"
+#include "roofline/format/json.hpp"
+
+namespace roofline {
+namespace {
+
+using nlohmann::json;
+
+Json quality_json(const FitQuality& q) {
+  return Json::object({{"samples", q.samples}, {"median_abs_error", q.median_abs_error}, {"p90_abs_error", q.p90_abs_error}});
+}
+
+Json entry_json(const CalibrationFit& f) {
+  const ChipCalibration& c = f.calibration;
+  Json classes = Json::object();
+  for (int i = 0; i < kCostClassCount; ++i) {
+    const auto cls = static_cast<CostClass>(i);
+    const ClassCurve& k = c.curve(cls);
+    const ClassFit& fit = f.classes[static_cast<std::size_t>(i)];
+    classes[cost_class_name(cls)] = Json::object({{"floor_s", k.floor_s},
+                                                  {"math_efficiency", k.math_efficiency},
+                                                  {"memory_efficiency", k.memory_efficiency},
+                                                  {"link_efficiency", k.link_efficiency},
+                                                  {"origin", curve_origin_name(fit.origin)},
+                                                  {"quality", quality_json(fit.quality)}});
+  }
+  Json per_peak = Json::object();
+  for (int i = 0; i < kPeakClassCount; ++i)
+    if (c.matmul_math_efficiency[static_cast<std::size_t>(i)] > 0)
+      per_peak[peak_class_name(static_cast<PeakClass>(i))] = c.matmul_math_efficiency[static_cast<std::size_t>(i)];
+  Json samples = Json::array();
+  for (const CalibrationSample& s : f.samples)
+    samples.push_back(Json::object({{"trace", s.trace},
+                                    {"op", s.op},
+                                    {"class", cost_class_name(s.cost_class)},
+                                    {"peak", peak_class_name(s.peak_used)},
+                                    {"t_math_s", s.t_math_s},
+                                    {"t_mem_s", s.t_mem_s},
+                                    {"t_link_s", s.t_link_s},
+                                    {"measured_s", s.measured_s},
+                                    {"count", s.count}}));
+  return Json::object({{"chip", c.chip},
+                       {"origin", c.origin},
+                       {"classes", classes},
+                       {"matmul_math_efficiency", per_peak},
+                       {"quality", quality_json(c.quality)},
+                       {"notes", Json(f.notes)},
+                       {"samples", samples}});
+}
+
+// Walks the parsed JSON; every error names the file and the JSON path.
+class Reader {
+ public:
+  explicit Reader(std::string_view origin) : origin_(origin) {}
+
+  absl::Status error(const std::string& path, std::string_view what) const {
+    return absl::InvalidArgumentError(detail::cat(origin_, ": ", path.empty() ? "/" : path, ": ", what));
+  }
+  absl::Status object(const json& j, const std::string& path, std::initializer_list<std::string_view> keys) const {
+    if (!j.is_object()) return error(path, "expected an object");
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) return error(path + "/" + it.key(), "unknown field");
+    for (std::string_view k : keys)
+      if (!j.contains(std::string(k))) return error(detail::cat(path, "/", k), "missing required field");
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::string> string(const json& j, const std::string& path) const {
+    if (!j.is_string()) return error(path, "expected a string");
+    return j.get<std::string>();
+  }
+  absl::StatusOr<double> number(const json& j, const std::string& path, double min, bool open_below) const {
+    if (!j.is_number()) return error(path, "expected a number");
+    const double v = j.get<double>();
+    if (!std::isfinite(v) || v < min || (open_below && v == min))
+      return error(path, open_below ? detail::cat("expected a number above ", min)
+                                    : detail::cat("expected a number of at least ", min));
+    return v;
+  }
+  absl::StatusOr<double> non_negative(const json& j, const std::string& path) const { return number(j, path, 0, false); }
+  absl::StatusOr<double> positive(const json& j, const std::string& path) const { return number(j, path, 0, true); }
+  absl::StatusOr<std::int64_t> count(const json& j, const std::string& path) const {
+    if (!j.is_number_integer() || j.get<long long>() < 0) return error(path, "expected a non-negative integer");
+    return static_cast<std::int64_t>(j.get<long long>());
+  }
+  absl::StatusOr<FitQuality> quality(const json& j, const std::string& path) const {
+    ROOFLINE_RETURN_IF_ERROR(object(j, path, {"samples", "median_abs_error", "p90_abs_error"}));
+    FitQuality q;
+    ROOFLINE_ASSIGN_OR_RETURN(q.samples, count(j["samples"], path + "/samples"));
+    ROOFLINE_ASSIGN_OR_RETURN(q.median_abs_error, non_negative(j["median_abs_error"], path + "/median_abs_error"));
+    ROOFLINE_ASSIGN_OR_RETURN(q.p90_abs_error, non_negative(j["p90_abs_error"], path + "/p90_abs_error"));
+    return q;
+  }
+  absl::StatusOr<CostClass> cost_class(const json& j, const std::string& path) const {
+    ROOFLINE_ASSIGN_OR_RETURN(std::string s, string(j, path));
+    for (int i = 0; i < kCostClassCount; ++i)
+      if (cost_class_name(static_cast<CostClass>(i)) == s) return static_cast<CostClass>(i);
+    return error(path, "expected one of matmul, memory, collective, host link");
+  }
+  absl::StatusOr<PeakClass> peak(std::string_view s, const std::string& path) const {
+    for (int i = 0; i < kPeakClassCount; ++i)
+      if (peak_class_name(static_cast<PeakClass>(i)) == s) return static_cast<PeakClass>(i);
+    return error(path, "expected a peak class (fp64, fp32, tf32, bf16, fp16, fp8, int8, int4, fp4)");
+  }
+
+ private:
+  std::string origin_;
+};
+
+absl::StatusOr<CalibrationSample> read_sample(const Reader& r, const json& j, const std::string& p, const std::string& chip) {
+  ROOFLINE_RETURN_IF_ERROR(r.object(j, p, {"trace", "op", "class", "peak", "t_math_s", "t_mem_s", "t_link_s", "measured_s", "count"}));
+  CalibrationSample s{.chip = chip};
+  ROOFLINE_ASSIGN_OR_RETURN(s.trace, r.string(j["trace"], p + "/trace"));
+  ROOFLINE_ASSIGN_OR_RETURN(s.op, r.string(j["op"], p + "/op"));
+  ROOFLINE_ASSIGN_OR_RETURN(s.cost_class, r.cost_class(j["class"], p + "/class"));
+  ROOFLINE_ASSIGN_OR_RETURN(std::string peak, r.string(j["peak"], p + "/peak"));
+  ROOFLINE_ASSIGN_OR_RETURN(s.peak_used, r.peak(peak, p + "/peak"));
+  ROOFLINE_ASSIGN_OR_RETURN(s.t_math_s, r.non_negative(j["t_math_s"], p + "/t_math_s"));
+  ROOFLINE_ASSIGN_OR_RETURN(s.t_mem_s, r.non_negative(j["t_mem_s"], p + "/t_mem_s"));
+  ROOFLINE_ASSIGN_OR_RETURN(s.t_link_s, r.non_negative(j["t_link_s"], p + "/t_link_s"));
+  ROOFLINE_ASSIGN_OR_RETURN(s.measured_s, r.positive(j["measured_s"], p + "/measured_s"));
+  ROOFLINE_ASSIGN_OR_RETURN(s.count, r.count(j["count"], p + "/count"));
+  return s;
+}
+
+absl::StatusOr<CalibrationFit> read_entry(const Reader& r, const json& j, const std::string& p) {
+  ROOFLINE_RETURN_IF_ERROR(r.object(j, p, {"chip", "origin", "classes", "matmul_math_efficiency", "quality", "notes", "samples"}));
+  CalibrationFit f;
+  ChipCalibration& c = f.calibration;
+  ROOFLINE_ASSIGN_OR_RETURN(c.chip, r.string(j["chip"], p + "/chip"));
+  if (c.chip.empty()) return r.error(p + "/chip", "expected a chip name");
+  ROOFLINE_ASSIGN_OR_RETURN(c.origin, r.string(j["origin"], p + "/origin"));
+  const json& classes = j["classes"];
+  ROOFLINE_RETURN_IF_ERROR(r.object(classes, p + "/classes", {"matmul", "memory", "collective", "host link"}));
+  for (int i = 0; i < kCostClassCount; ++i) {
+    const std::string name(cost_class_name(static_cast<CostClass>(i)));
+    const std::string q = p + "/classes/" + name;
+    const json& k = classes[name];
+    ROOFLINE_RETURN_IF_ERROR(r.object(k, q, {"floor_s", "math_efficiency", "memory_efficiency", "link_efficiency", "origin", "quality"}));
+    ClassCurve& curve = c.curve(static_cast<CostClass>(i));
+    ROOFLINE_ASSIGN_OR_RETURN(curve.floor_s, r.non_negative(k["floor_s"], q + "/floor_s"));
+    ROOFLINE_ASSIGN_OR_RETURN(curve.math_efficiency, r.positive(k["math_efficiency"], q + "/math_efficiency"));
+    ROOFLINE_ASSIGN_OR_RETURN(curve.memory_efficiency, r.positive(k["memory_efficiency"], q + "/memory_efficiency"));
+    ROOFLINE_ASSIGN_OR_RETURN(curve.link_efficiency, r.positive(k["link_efficiency"], q + "/link_efficiency"));
+    ROOFLINE_ASSIGN_OR_RETURN(std::string origin, r.string(k["origin"], q + "/origin"));
+    ClassFit& fit = f.classes[static_cast<std::size_t>(i)];
+    if (origin == curve_origin_name(CurveOrigin::kFitted)) fit.origin = CurveOrigin::kFitted;
+    else if (origin == curve_origin_name(CurveOrigin::kBuiltIn)) fit.origin = CurveOrigin::kBuiltIn;
+    else return r.error(q + "/origin", "expected \"fit\" or \"built-in\"");
+    ROOFLINE_ASSIGN_OR_RETURN(fit.quality, r.quality(k["quality"], q + "/quality"));
+  }
+  const json& per_peak = j["matmul_math_efficiency"];
+  if (!per_peak.is_object()) return r.error(p + "/matmul_math_efficiency", "expected an object");
+  for (auto it = per_peak.begin(); it != per_peak.end(); ++it) {
+    const std::string q = p + "/matmul_math_efficiency/" + it.key();
+    ROOFLINE_ASSIGN_OR_RETURN(PeakClass peak, r.peak(it.key(), q));
+    ROOFLINE_ASSIGN_OR_RETURN(c.matmul_math_efficiency[static_cast<std::size_t>(peak)], r.positive(it.value(), q));
+  }
+  ROOFLINE_ASSIGN_OR_RETURN(c.quality, r.quality(j["quality"], p + "/quality"));
+  const json& notes = j["notes"];
+  if (!notes.is_array()) return r.error(p + "/notes", "expected an array of strings");
+  for (std::size_t i = 0; i < notes.size(); ++i) {
+    ROOFLINE_ASSIGN_OR_RETURN(std::string n, r.string(notes[i], detail::cat(p, "/notes/", i)));
+    f.notes.push_back(std::move(n));
+  }
+  const json& samples = j["samples"];
+  if (!samples.is_array()) return r.error(p + "/samples", "expected an array");
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    ROOFLINE_ASSIGN_OR_RETURN(CalibrationSample s, read_sample(r, samples[i], detail::cat(p, "/samples/", i), c.chip));
+    f.samples.push_back(std::move(s));
+  }
+  return f;
+}
+
+absl::StatusOr<CalibrationFile> read_file(const Reader& r, const json& j) {
+  ROOFLINE_RETURN_IF_ERROR(r.object(j, "", {"format", "version", "chips"}));
+  ROOFLINE_ASSIGN_OR_RETURN(std::string format, r.string(j["format"], "/format"));
+  if (format != kCalibrationFormat) return r.error("/format", detail::cat("expected \"", kCalibrationFormat, "\""));
+  if (!j["version"].is_number_integer() || j["version"].get<long long>() != kCalibrationVersion)
+    return r.error("/version", detail::cat("expected ", kCalibrationVersion, " (the only version this build reads)"));
+  const json& chips = j["chips"];
+  if (!chips.is_array()) return r.error("/chips", "expected an array");
+  CalibrationFile out;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < chips.size(); ++i) {
+    const std::string p = detail::cat("/chips/", i);
+    ROOFLINE_ASSIGN_OR_RETURN(CalibrationFit f, read_entry(r, chips[i], p));
+    if (!seen.insert(f.calibration.chip).second)
+      return r.error(p + "/chip", detail::cat("a second entry for ", f.calibration.chip));
+    out.chips.push_back(std::move(f));
+  }
+  return out;
+}
+
+// "line:column" (both from 1) of byte offset `at` in `text`.
+std::string line_column(std::string_view text, std::size_t at) {
+  at = std::min(at, text.size());
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < at; ++i) {
+    if (text[i] == '\n') ++line, column = 1;
+    else ++column;
+  }
+  return detail::cat(line, ":", column);
+}
+
+}  // namespace
+
+const ChipCalibration* CalibrationFile::find(std::string_view chip) const {
+  for (const CalibrationFit& f : chips)
+    if (f.calibration.chip == chip) return &f.calibration;
+  return nullptr;
+}
+
+std::string calibration_to_json(const CalibrationFile& file) {
+  Json chips = Json::array();
+  for (const CalibrationFit& f : file.chips) chips.push_back(entry_json(f));
+  return Json::object({{"format", kCalibrationFormat}, {"version", kCalibrationVersion}, {"chips", chips}}).dump() + "\n";
+}
+
+absl::StatusOr<CalibrationFile> parse_calibration(std::string_view text, std::string_view origin) {
+  const Reader r(origin);
+  // nlohmann throws even on some inputs it could refuse quietly (a number
+  // that overflows a double): catch all it throws here.
+  try {
+    const json j = json::parse(text.begin(), text.end());
+    return read_file(r, j);
+  } catch (const json::parse_error& e) {
+    // e.byte counts from 1 and points at the character that failed.
+    return absl::InvalidArgumentError(detail::cat(origin, ":", line_column(text, e.byte > 0 ? e.byte - 1 : 0),
+                                                  ": invalid JSON: ", e.what()));
+  } catch (const json::exception& e) {
+    return absl::InvalidArgumentError(detail::cat(origin, ": invalid JSON: ", e.what()));
+  }
+}
+
+absl::StatusOr<CalibrationFile> read_calibration_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(detail::cat(path, ": cannot open calibration file"));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(detail::cat(path, ": read error"));
+  return parse_calibration(buf.str(), path);
+}
+
+}  // namespace roofline

@@ -1,0 +1,62 @@
+// Samples of a report, and the error figures every calibration is judged by.
+#include "roofline/calibrate/sample.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace roofline {
+
+bool comparable(const OpReport& op) {
+  return op.predicted && !op.async && op.count > 0 && op.median_s > 0 && op.predicted_s > 0 &&
+         std::isfinite(op.predicted_s);
+}
+
+std::vector<CalibrationSample> calibration_samples(const Report& report, std::string_view trace) {
+  std::vector<CalibrationSample> out;
+  for (const OpReport& o : report.ops) {
+    if (!comparable(o)) continue;
+    const double n = static_cast<double>(o.count);
+    out.push_back(CalibrationSample{.trace = std::string(trace),
+                                    .op = o.name,
+                                    .chip = report.chip,
+                                    .cost_class = o.cost_class,
+                                    .peak_used = o.peak_used,
+                                    .t_math_s = o.t_math_s / n,
+                                    .t_mem_s = o.t_hbm_s / n,
+                                    // The report splits a host transfer's PCIe time out of
+                                    // T_ici; the prediction expected_s() reads has it in.
+                                    .t_link_s = (o.t_ici_s + o.t_host_s) / n,
+                                    .measured_s = o.median_s,
+                                    .count = o.count});
+  }
+  return out;
+}
+
+double roofline_s(const CalibrationSample& s) { return std::max({s.t_math_s, s.t_mem_s, s.t_link_s}); }
+
+double expected_s(const CalibrationSample& s, const ChipCalibration& calibration) {
+  Prediction p;
+  p.t_math_s = s.t_math_s;
+  p.t_hbm_s = s.t_mem_s;
+  p.t_ici_s = s.t_link_s;
+  settle_bounds(p);
+  p.peak.used = p.peak.wanted = s.peak_used;
+  return expected_s(p, s.cost_class, calibration);
+}
+
+double abs_error(double measured_s, double expected_s) {
+  if (!(expected_s > 0)) return std::numeric_limits<double>::infinity();
+  return std::abs(measured_s / expected_s - 1);
+}
+
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double at = std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(at));
+  const std::size_t hi = std::min(lo + 1, values.size() - 1);
+  return values[lo] + (values[hi] - values[lo]) * (at - static_cast<double>(lo));
+}
+
+}  // namespace roofline

@@ -1,0 +1,71 @@
+// roofline fidelity: how well the roofline, the built-in calibration and a
+// fitted one predict measured traces (roofline/calibrate/fidelity.hpp).
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "roofline/calibrate/fidelity.hpp"
+#include "roofline/chip_io.hpp"
+#include "src/cli/command.hpp"
+#include "src/cli/read_limits.hpp"
+#include "src/cli/trace_reports.hpp"
+
+namespace roofline::cli {
+namespace {
+
+int run(const Args& args) {
+  if (args.positional().empty()) return fail_usage("fidelity: expected at least one trace or directory");
+  auto fmt_name = args.format({"text", "md", "json"});
+  if (!fmt_name.ok()) return fail(fmt_name.status());
+  const FidelityFormat format =
+      *fmt_name == "json" ? FidelityFormat::kJson : *fmt_name == "md" ? FidelityFormat::kMarkdown : FidelityFormat::kText;
+  std::optional<Chip> chip;
+  if (auto name = args.get("chip")) {
+    auto c = resolve_chip(*name);
+    if (!c.ok()) return fail(c.status());
+    chip = *std::move(c);
+  }
+  FidelityOptions options;
+  CalibrationFile calibration;
+  if (auto path = args.get("calibration")) {
+    auto f = read_calibration_file(*path);
+    if (!f.ok()) return fail(f.status());
+    calibration = *std::move(f);
+    options.calibration = &calibration;
+  }
+  auto read_options = trace_read_options(args);
+  if (!read_options.ok()) return fail(read_options.status());
+  auto paths = trace_paths(args.positional());
+  if (!paths.ok()) return fail(paths.status());
+  std::vector<FidelityTrace> traces;
+  for (const std::string& path : *paths) {
+    auto r = read_report(path, chip ? &*chip : nullptr, *read_options);
+    if (!r.ok()) return fail(r.status());
+    traces.push_back(*std::move(r));
+  }
+  const std::string text = render_fidelity(run_fidelity(traces, options), format);
+  if (auto out = args.get("output")) {
+    std::ofstream f(*out, std::ios::binary);
+    if (!f || !(f << text) || !f.flush()) return fail(absl::PermissionDeniedError("cannot write " + *out));
+    return 0;
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
+ROOFLINE_CLI_COMMAND({
+    .name = "fidelity",
+    .usage = "roofline fidelity PATH... [--calibration FILE] [--chip NAME|PATH] [--format text|md|json] [-o FILE]",
+    .summary = "The fidelity benchmark: lower bounds above measured, and the error of the roofline, the built-in "
+               "and a cross-validated calibration.",
+    .options = with_read_limits({{"calibration", "FILE", "judge this calibration instead of a cross-validated fit"},
+                                 {"chip", "NAME|PATH", "predict on this chip (default: detected from each trace)"},
+                                 {"format", "text|md|json", "output format (default text)"},
+                                 {"output", "FILE", "write to FILE instead of stdout", "o"}}),
+    .run = run,
+});
+
+}  // namespace
+}  // namespace roofline::cli

@@ -1,0 +1,153 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "roofline/calibrate/fidelity.hpp"
+#include "roofline/core.hpp"
+#include "tests/calibrate/synthetic.hpp"
+#include "tests/cli_support.hpp"
+#include "tests/test_support.hpp"
+
+namespace roofline {
+namespace {
+
+// A report row for a sample (its totals are per-occurrence figures times count).
+OpReport op_of(const CalibrationSample& s) {
+  const double n = static_cast<double>(s.count);
+  OpReport o;
+  o.name = s.op;
+  o.count = s.count;
+  o.median_s = s.measured_s;
+  o.measured_s = s.measured_s * n;
+  o.predicted = true;
+  o.match = MatchSource::kInputDims;
+  o.category = "compute";
+  o.t_math_s = s.t_math_s * n;
+  o.t_hbm_s = s.t_mem_s * n;
+  o.t_ici_s = s.t_link_s * n;
+  o.predicted_s = roofline_s(s) * n;
+  o.hbm_bytes = s.t_mem_s * chip("h100-sxm").hbm_bytes_per_s * n;
+  o.cost_class = s.cost_class;
+  o.peak_used = s.peak_used;
+  return o;
+}
+
+FidelityTrace trace_of(const std::string& name, const std::vector<CalibrationSample>& samples) {
+  FidelityTrace t{.trace = name, .chip = chip("h100-sxm")};
+  t.report.chip = "h100-sxm";
+  for (const CalibrationSample& s : samples)
+    if (s.op.find("out") == std::string::npos) t.report.ops.push_back(op_of(s));
+  return t;
+}
+
+TEST_CASE("fidelity: two traces on the model's curve, left out in turn, predict each other exactly") {
+  const std::vector<FidelityTrace> traces = {trace_of("a", testing::known_curve_samples("a")),
+                                             trace_of("b", testing::known_curve_samples("b"))};
+  const FidelityResult r = run_fidelity(traces);
+  REQUIRE(r.traces.size() == 2);
+  // known_curve_samples has 35 samples on the curve (the outliers are left out above).
+  CHECK(r.traces[0].ops == 35);
+  CHECK(r.overall.ops == 70);
+  CHECK(r.overall.bounds_above == 0);
+  CHECK(r.overall.calibrated.median_abs_error < 1e-6);
+  CHECK(r.overall.calibrated.p90_abs_error < 1e-6);
+  // The roofline column is measured / max(terms) - 1, by definition; check
+  // one op: gemm.0 has T_math 1 us, T_mem 0.25 us, measured 3 us + 1 us / 0.7.
+  std::vector<double> raw;
+  for (const OpReport& o : traces[0].report.ops) raw.push_back(o.median_s / (o.predicted_s / o.count) - 1);
+  CHECK(r.traces[0].roofline.median_abs_error == Approx(quantile(raw, 0.5)));
+  CHECK(raw[0] == Approx((3e-6 + 1e-6 / 0.7) / 1e-6 - 1));
+  // The built-in column is the chip's default calibration.
+  std::vector<double> builtin;
+  const ChipCalibration d = default_calibration(chip("h100-sxm"));
+  for (const CalibrationSample& s : calibration_samples(traces[0].report, "a"))
+    builtin.push_back(abs_error(s.measured_s, expected_s(s, d)));
+  CHECK(r.traces[0].builtin.median_abs_error == Approx(quantile(builtin, 0.5)));
+  CHECK(r.notes.empty());
+}
+
+TEST_CASE("fidelity: one trace is split in two folds of its ops, and a bound above measured is named") {
+  FidelityTrace t = trace_of("only", testing::known_curve_samples("only"));
+  // 1 MB charged at HBM bandwidth, measured at 0.4x that roofline: it fits
+  // in the H100's 50 MB L2.
+  CalibrationSample hot = testing::model_sample("only", "hot_add", CostClass::kMemory, PeakClass::kFp32, 0, 1e-5, 0, 1, 1);
+  hot.measured_s = 4e-6;
+  t.report.ops.push_back(op_of(hot));
+  const FidelityResult r = run_fidelity(std::vector<FidelityTrace>{t});
+  CHECK(r.overall.ops == 36);
+  CHECK(r.overall.bounds_above == 1);
+  REQUIRE(r.bounds_above.size() == 1);
+  const BoundAbove& b = r.bounds_above[0];
+  CHECK(b.op == "hot_add");
+  CHECK(b.ratio == Approx(2.5));
+  CHECK(b.reason.find("input-dims cost, memory class") == 0);
+  CHECK(b.reason.find("fits in l2 (50.0 MB)") != std::string::npos);
+  REQUIRE(r.notes.size() == 1);
+  CHECK(r.notes[0].find("h100-sxm: one trace with compared ops (only): calibrated figures from two folds") == 0);
+  // Each fold fits the same curve from its half: the hash puts 10 of the 20
+  // matmuls and 6 of the 15 memory ops in fold 1 (at least 3 per class in
+  // each, or the built-in curve would be kept and the error would not be 0);
+  // hot_add, far off the curve, gets no weight.
+  CHECK(r.overall.calibrated.median_abs_error < 1e-6);
+}
+
+TEST_CASE("fidelity: a calibration given is judged as it is") {
+  const std::vector<FidelityTrace> traces = {trace_of("a", testing::known_curve_samples("a"))};
+  CalibrationFile file;
+  file.chips.push_back(fit_calibration(chip("h100-sxm"), testing::known_curve_samples("fit")));
+  const FidelityResult r = run_fidelity(traces, {.calibration = &file});
+  CHECK(r.calibrated == "the calibration given");
+  CHECK(r.overall.calibrated.p90_abs_error < 1e-6);
+  CalibrationFile other;
+  other.chips.push_back(fit_calibration(chip("mi300x"), {}));
+  const FidelityResult s = run_fidelity(traces, {.calibration = &other});
+  CHECK(s.overall.calibrated.median_abs_error == s.overall.builtin.median_abs_error);
+  REQUIRE(s.notes.size() == 1);
+  CHECK(s.notes[0] == "the calibration given has no entry for h100-sxm: its built-in calibration is used");
+}
+
+TEST_CASE("fidelity: renders text, Markdown and JSON") {
+  const std::vector<FidelityTrace> traces = {trace_of("a", testing::known_curve_samples("a"))};
+  const FidelityResult r = run_fidelity(traces);
+  const std::string text = render_fidelity(r, FidelityFormat::kText);
+  CHECK(text.rfind("35 ops compared; 0 lower bounds above the measured median (0.0%).\n", 0) == 0);
+  CHECK(text.find("chip h100-sxm") != std::string::npos);
+  const std::string md = render_fidelity(r, FidelityFormat::kMarkdown);
+  CHECK(md.find("| trace | chip | ops | bound > measured |") != std::string::npos);
+  const std::string json = render_fidelity(r, FidelityFormat::kJson);
+  CHECK(json.find("\"bounds_above\": []") != std::string::npos);
+  CHECK(json.find("\"overall\": {") != std::string::npos);
+}
+
+TEST_CASE("cli fidelity and calibrate: a fixture trace, its calibration file, and report --calibration") {
+  const std::string trace = testing::test_data("trace/kineto_small.json").string();
+  const std::string cal = "/tmp/roofline_calibrate_test_" + std::to_string(::getpid()) + ".json";
+  const auto f = testing::run_cli("fidelity '" + trace + "' --chip h100-sxm");
+  INFO(f.err);
+  CHECK(f.exit_code == 0);
+  CHECK(f.out.find("ops compared") != std::string::npos);
+  const auto c = testing::run_cli("calibrate '" + trace + "' --chip h100-sxm -o " + cal);
+  INFO(c.err);
+  REQUIRE(c.exit_code == 0);
+  CHECK(c.err.find("h100-sxm: ") == 0);
+  const auto r = testing::run_cli("report '" + trace + "' --chip h100-sxm --calibration " + cal + " --format json");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("the calibration given is for") == std::string::npos);
+  const auto g = testing::run_cli("fidelity '" + trace + "' --chip h100-sxm --calibration " + cal);
+  CHECK(g.exit_code == 0);
+  CHECK(g.out.find("calibrated: the calibration given.") != std::string::npos);
+  std::remove(cal.c_str());
+  // A bad file: one line naming it and the place.
+  { std::ofstream(cal) << "{\"format\": \"roofline-calibration\", \"version\": 7, \"chips\": []}"; }
+  const auto bad = testing::run_cli("report '" + trace + "' --chip h100-sxm --calibration " + cal);
+  CHECK(bad.exit_code != 0);
+  CHECK(bad.err == "roofline: " + cal + ": /version: expected 1 (the only version this build reads)\n");
+  std::remove(cal.c_str());
+}
+
+}  // namespace
+}  // namespace roofline

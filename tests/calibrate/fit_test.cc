@@ -1,0 +1,108 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "roofline/calibrate/fit.hpp"
+#include "roofline/core.hpp"
+#include "tests/calibrate/synthetic.hpp"
+
+namespace roofline {
+namespace {
+
+using testing::known_curve_samples;
+using testing::model_sample;
+
+bool mentions(const std::vector<std::string>& notes, std::string_view what) {
+  return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(what) != std::string::npos; });
+}
+
+TEST_CASE("fit: recovers a known floor and efficiencies, ignoring outliers") {
+  const CalibrationFit f = fit_calibration(chip("h100-sxm"), known_curve_samples());
+  const ChipCalibration& c = f.calibration;
+  // The generating parameters (synthetic.hpp): matmul floor 3 us, bf16
+  // e_math 0.7 (20 samples: its own peak parameter); memory floor 2 us,
+  // e_mem 0.85. The 5 outliers are 2.5x to 3.3x off the curve.
+  CHECK(c.curve(CostClass::kMatmul).floor_s == Approx(3e-6).epsilon(1e-6));
+  CHECK(c.math_efficiency(CostClass::kMatmul, PeakClass::kBf16) == Approx(0.7).epsilon(1e-6));
+  CHECK(c.curve(CostClass::kMemory).floor_s == Approx(2e-6).epsilon(1e-6));
+  CHECK(c.curve(CostClass::kMemory).memory_efficiency == Approx(0.85).epsilon(1e-6));
+  CHECK(f.classes[0].origin == CurveOrigin::kFitted);
+  CHECK(f.classes[1].origin == CurveOrigin::kFitted);
+  // 35 of 40 samples on the curve: the median error is 0. The outliers'
+  // errors are |3 - 1| twice, |0.3 - 1|, |2.5 - 1| twice; sorted, ranks 35
+  // and 36 (from 0) are 0.7 and 1.5, and the 90th percentile is at rank
+  // 0.9 x 39 = 35.1: 0.7 + 0.1 x 0.8 = 0.78.
+  CHECK(c.quality.samples == 40);
+  CHECK(c.quality.median_abs_error < 1e-6);
+  CHECK(c.quality.p90_abs_error == Approx(0.78));
+  CHECK(c.origin == "fit to 40 ops of 1 trace (roofline calibrate)");
+}
+
+TEST_CASE("fit: a matmul peak class with enough samples gets its own efficiency") {
+  std::vector<CalibrationSample> s = known_curve_samples();
+  double t = 2e-6;
+  for (int i = 0; i < 6; ++i, t *= 2)
+    s.push_back(model_sample("synthetic", "sgemm." + std::to_string(i), CostClass::kMatmul, PeakClass::kFp32, t, t / 8,
+                             3e-6, 0.5, 0.85));
+  const ChipCalibration c = fit_calibration(chip("h100-sxm"), s).calibration;
+  CHECK(c.math_efficiency(CostClass::kMatmul, PeakClass::kBf16) == Approx(0.7).epsilon(1e-6));
+  CHECK(c.math_efficiency(CostClass::kMatmul, PeakClass::kFp32) == Approx(0.5).epsilon(1e-6));
+}
+
+TEST_CASE("fit: a class with too few samples keeps the built-in curve, and says so") {
+  std::vector<CalibrationSample> s = known_curve_samples();
+  CalibrationSample ar = model_sample("synthetic", "all-reduce", CostClass::kCollective, PeakClass::kBf16, 0, 0, 0, 1, 1);
+  ar.t_link_s = 1e-4;
+  ar.measured_s = 3e-4;
+  s.push_back(ar);
+  const CalibrationFit f = fit_calibration(chip("h100-sxm"), s);
+  const ClassCurve builtin = default_calibration(chip("h100-sxm")).curve(CostClass::kCollective);
+  const ClassCurve& got = f.calibration.curve(CostClass::kCollective);
+  CHECK(got.floor_s == builtin.floor_s);
+  CHECK(got.link_efficiency == builtin.link_efficiency);
+  CHECK(f.classes[2].origin == CurveOrigin::kBuiltIn);
+  CHECK(f.classes[2].quality.samples == 1);
+  CHECK(mentions(f.notes, "collective: 1 sample (fewer than 3): built-in curve kept"));
+}
+
+TEST_CASE("fit: an efficiency above 1 is kept and named") {
+  // Memory ops at twice the roofline's speed (a working set in cache).
+  std::vector<CalibrationSample> s;
+  double t = 1e-6;
+  for (int i = 0; i < 8; ++i, t *= 2)
+    s.push_back(model_sample("l2", "copy." + std::to_string(i), CostClass::kMemory, PeakClass::kFp32, 0, t, 1e-6, 1, 2));
+  const CalibrationFit f = fit_calibration(chip("h100-sxm"), s);
+  CHECK(f.calibration.curve(CostClass::kMemory).memory_efficiency == Approx(2).epsilon(1e-6));
+  CHECK(mentions(f.notes, "memory: memory efficiency 2 > 1: the roofline was beaten"));
+}
+
+TEST_CASE("fit: deterministic, whatever the order of the samples") {
+  std::vector<CalibrationSample> s = known_curve_samples();
+  const ChipCalibration a = fit_calibration(chip("h100-sxm"), s).calibration;
+  std::reverse(s.begin(), s.end());
+  std::rotate(s.begin(), s.begin() + 7, s.end());
+  const ChipCalibration b = fit_calibration(chip("h100-sxm"), s).calibration;
+  for (int i = 0; i < kCostClassCount; ++i) {
+    CHECK(a.classes[static_cast<std::size_t>(i)].floor_s == b.classes[static_cast<std::size_t>(i)].floor_s);
+    CHECK(a.classes[static_cast<std::size_t>(i)].memory_efficiency == b.classes[static_cast<std::size_t>(i)].memory_efficiency);
+  }
+  CHECK(a.matmul_math_efficiency == b.matmul_math_efficiency);
+}
+
+TEST_CASE("fit: no samples, or another chip's, give the built-in calibration") {
+  const CalibrationFit f = fit_calibration(chip("a100-sxm"), known_curve_samples());
+  CHECK(f.samples.empty());
+  CHECK(f.calibration.origin == default_calibration(chip("a100-sxm")).origin);
+  CHECK(mentions(f.notes, "40 samples of other chips"));
+}
+
+TEST_CASE("quantile: linear between the nearest ranks") {
+  CHECK(quantile({}, 0.5) == 0);
+  CHECK(quantile({3, 1, 2}, 0.5) == 2);
+  CHECK(quantile({1, 2, 3, 4}, 0.5) == 2.5);
+  // 0.9 * (5 - 1) = 3.6: 4 + 0.6 * (10 - 4).
+  CHECK(quantile({1, 2, 3, 4, 10}, 0.9) == Approx(7.6));
+}
+
+}  // namespace
+}  // namespace roofline

@@ -1,0 +1,103 @@
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "roofline/calibrate/io.hpp"
+#include "roofline/core.hpp"
+#include "tests/calibrate/synthetic.hpp"
+
+namespace roofline {
+namespace {
+
+CalibrationFile two_chips() {
+  CalibrationFile f;
+  f.chips.push_back(fit_calibration(chip("h100-sxm"), testing::known_curve_samples()));
+  f.chips.push_back(fit_calibration(chip("tpu-v6e"), {}));
+  return f;
+}
+
+std::string error_of(const std::string& text) {
+  auto r = parse_calibration(text, "cal.json");
+  REQUIRE_FALSE(r.ok());
+  return std::string(r.status().message());
+}
+
+// The written file with the first `from` replaced by `to`.
+std::string edited(std::string_view from, std::string_view to) {
+  std::string text = calibration_to_json(two_chips());
+  const std::size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+TEST_CASE("calibration file: round trip") {
+  const CalibrationFile a = two_chips();
+  const std::string text = calibration_to_json(a);
+  auto b = parse_calibration(text, "cal.json");
+  INFO(b.status().message());
+  REQUIRE(b.ok());
+  REQUIRE(b->chips.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const CalibrationFit& x = a.chips[i];
+    const CalibrationFit& y = b->chips[i];
+    CHECK(x.calibration.chip == y.calibration.chip);
+    CHECK(x.calibration.origin == y.calibration.origin);
+    for (std::size_t k = 0; k < kCostClassCount; ++k) {
+      CHECK(x.calibration.classes[k].floor_s == y.calibration.classes[k].floor_s);
+      CHECK(x.calibration.classes[k].math_efficiency == y.calibration.classes[k].math_efficiency);
+      CHECK(x.calibration.classes[k].memory_efficiency == y.calibration.classes[k].memory_efficiency);
+      CHECK(x.calibration.classes[k].link_efficiency == y.calibration.classes[k].link_efficiency);
+      CHECK(x.classes[k].origin == y.classes[k].origin);
+      CHECK(x.classes[k].quality.p90_abs_error == y.classes[k].quality.p90_abs_error);
+    }
+    CHECK(x.calibration.matmul_math_efficiency == y.calibration.matmul_math_efficiency);
+    CHECK(x.calibration.quality.median_abs_error == y.calibration.quality.median_abs_error);
+    CHECK(x.notes == y.notes);
+    REQUIRE(x.samples.size() == y.samples.size());
+    for (std::size_t s = 0; s < x.samples.size(); ++s) {
+      CHECK(x.samples[s].op == y.samples[s].op);
+      CHECK(x.samples[s].cost_class == y.samples[s].cost_class);
+      CHECK(x.samples[s].peak_used == y.samples[s].peak_used);
+      CHECK(x.samples[s].t_math_s == y.samples[s].t_math_s);
+      CHECK(x.samples[s].measured_s == y.samples[s].measured_s);
+      CHECK(x.samples[s].count == y.samples[s].count);
+    }
+  }
+  // Written again, the same bytes.
+  CHECK(calibration_to_json(*b) == text);
+  REQUIRE(b->find("h100-sxm") != nullptr);
+  CHECK(b->find("h100-sxm")->curve(CostClass::kMatmul).floor_s == Approx(3e-6));
+  CHECK(b->find("mi300x") == nullptr);
+}
+
+TEST_CASE("calibration file: errors name the file and the place") {
+  // Not JSON: line and column. The text is "{\n  \"format\": x" (x at line 2, column 13).
+  CHECK(error_of("{\n  \"format\": x}").rfind("cal.json:2:13: invalid JSON", 0) == 0);
+  CHECK(error_of("[]") == "cal.json: /: expected an object");
+  CHECK(error_of(edited("\"version\": 1", "\"version\": 2")) ==
+        "cal.json: /version: expected 1 (the only version this build reads)");
+  CHECK(error_of(edited("\"format\": \"roofline-calibration\"", "\"format\": \"other\"")) ==
+        "cal.json: /format: expected \"roofline-calibration\"");
+  // The first chip written is h100-sxm (fit), its first class "collective".
+  const std::string floor = "\"floor_s\": ";
+  std::string text = calibration_to_json(two_chips());
+  const std::size_t at = text.find(floor) + floor.size();
+  text.replace(at, text.find(',', at) - at, "-1");
+  CHECK(error_of(text) == "cal.json: /chips/0/classes/collective/floor_s: expected a number of at least 0");
+  CHECK(error_of(edited("\"memory_efficiency\": ", "\"memory_efficiency\": -")) ==
+        "cal.json: /chips/0/classes/collective/memory_efficiency: expected a number above 0");
+  CHECK(error_of(edited("\"class\": \"matmul\"", "\"class\": \"gemm\"")) ==
+        "cal.json: /chips/0/samples/17/class: expected one of matmul, memory, collective, host link");
+  CHECK(error_of(edited("\"origin\": \"fit\"", "\"origin\": \"fit\", \"extra\": 1")).find("/extra: unknown field") !=
+        std::string::npos);
+  CHECK(error_of(edited("\"chip\": \"tpu-v6e\"", "\"chip\": \"h100-sxm\"")) ==
+        "cal.json: /chips/1/chip: a second entry for h100-sxm");
+  auto missing = read_calibration_file("/nonexistent/cal.json");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().message() == "/nonexistent/cal.json: cannot open calibration file");
+}
+
+}  // namespace
+}  // namespace roofline
