@@ -235,6 +235,29 @@ TEST_CASE("chip: malformed specs are refused with the field named") {
        },
        "/sources: no source backs 'hbm_bytes_per_s'"},
       {"no sources", [](json& j) { j["sources"] = json::array(); }, "/sources: expected a non-empty array"},
+      {"tier without holds_working_set", [](json& j) { j["on_chip"]["vmem"] = {{"bytes", 1.34217728e8}}; },
+       "/on_chip/vmem/holds_working_set: missing required field"},
+      {"tier holds 'yes'",
+       [](json& j) { j["on_chip"]["vmem"] = {{"bytes", 1.34217728e8}, {"holds_working_set", "yes"}}; },
+       "/on_chip/vmem/holds_working_set: expected true or false"},
+      {"tier bandwidth of 0",
+       [](json& j) { j["on_chip"]["vmem"] = {{"bytes", 1.34217728e8}, {"bytes_per_s", 0}, {"holds_working_set", false}}; },
+       "/on_chip/vmem/bytes_per_s: expected a positive number"},
+      {"unknown tier key",
+       [](json& j) { j["on_chip"]["vmem"] = {{"bytes", 1.34217728e8}, {"latency_s", 1e-9}, {"holds_working_set", false}}; },
+       "/on_chip/vmem/latency_s: unknown field"},
+      // v5e's bf16 peak is 1.97e14: a sparse-style figure twice that is a slip.
+      {"achieved above the peak", [](json& j) { j["achieved"]["matmul_flops_per_s"]["bf16"] = 3.94e14; },
+       "/achieved/matmul_flops_per_s/bf16: an achieved rate above the peak"},
+      {"achieved for a unit the chip lacks", [](json& j) { j["achieved"]["matmul_flops_per_s"]["fp8"] = 1e14; },
+       "/achieved/matmul_flops_per_s/fp8: no peak_flops_per_s/fp8 to measure it against"},
+      {"achieved HBM above the peak", [](json& j) { j["achieved"]["hbm_bytes_per_s"] = 9e11; },
+       "/achieved/hbm_bytes_per_s: an achieved rate above the HBM bandwidth"},
+      {"launch floor in microseconds", [](json& j) { j["achieved"]["launch_s"] = 5; },
+       "/achieved/launch_s: expected a time below 1 s"},
+      {"unknown achieved key", [](json& j) { j["achieved"]["mfu"] = 0.5; }, "/achieved/mfu: unknown field"},
+      {"unsourced achieved figure", [](json& j) { j["achieved"]["launch_s"] = 5e-6; },
+       "/sources: no source backs 'achieved/launch_s'"},
       {"not an object", [](json& j) { j = json::array(); }, "broken.json: /: expected an object"},
   };
   for (const Broken& b : cases) {
@@ -257,6 +280,7 @@ TEST_CASE("chip: int8 is optional, and fp16 stands in for bf16") {
 
   json fp16_only = no_int8;
   fp16_only["peak_flops_per_s"].erase("bf16");
+  fp16_only["achieved"]["matmul_flops_per_s"].erase("bf16");  // a rate needs its peak
   absl::StatusOr<Chip> b = roofline::parse_chip(fp16_only.dump(), "fp16_only.json");
   REQUIRE(b.ok());
   CHECK_FALSE(b->has(roofline::PeakClass::kBf16));
@@ -289,7 +313,7 @@ TEST_CASE("chip: a file that is not JSON names the file and the byte") {
 TEST_CASE("chip: a key said twice is refused, with its path") {
   // nlohmann keeps the last of two equal keys; a strict spec must not.
   const std::string spec = roofline::chip_to_json(roofline::chip("tpu-v5e"));
-  const std::size_t at = spec.find("\"bf16\"");
+  const std::size_t at = spec.find("\"bf16\"", spec.find("\"peak_flops_per_s\""));
   REQUIRE(at != std::string::npos);
   const std::string twice = spec.substr(0, at) + "\"bf16\": 1e15, " + spec.substr(at);
   absl::StatusOr<Chip> c = roofline::parse_chip(twice, "twice.json");
@@ -298,4 +322,108 @@ TEST_CASE("chip: a key said twice is refused, with its path") {
         "twice.json: /peak_flops_per_s/bf16: duplicate key (a spec is strict: say each figure once)");
   // Equal keys in different objects are fine, and so are arrays of objects.
   CHECK(roofline::parse_chip(spec, "once.json").ok());
+}
+
+// The built-in calibration (default_calibration) divides these by the
+// peaks: a rate above its peak would be an efficiency above 1, and a figure
+// without a source would be a guess. Sources are required to name the
+// achieved figure exactly (not through a prefix such as "achieved"), so a
+// reader of the spec sees which publication backs which number.
+TEST_CASE("chip: every embedded chip's achieved rates are below its peaks, each with its own source") {
+  const auto sourced = [](const Chip& c, const std::string& field) {
+    for (const roofline::SpecSource& s : c.sources)
+      if (std::find(s.fields.begin(), s.fields.end(), field) != s.fields.end()) return true;
+    return false;
+  };
+  int filled = 0;
+  for (const Chip& c : roofline::embedded_chips()) {
+    INFO(c.name);
+    const roofline::AchievedRates& a = c.achieved;
+    for (int i = 0; i < roofline::kPeakClassCount; ++i) {
+      const double v = a.matmul_flops_per_s[i];
+      if (v <= 0) continue;
+      const std::string field =
+          "achieved/matmul_flops_per_s/" + std::string(roofline::peak_class_name(static_cast<roofline::PeakClass>(i)));
+      INFO(field);
+      CHECK(v < c.peak_flops_per_s[i]);
+      CHECK(sourced(c, field));
+      ++filled;
+    }
+    const struct {
+      const char* field;
+      double value, peak;
+    } rates[] = {{"achieved/hbm_bytes_per_s", a.hbm_bytes_per_s, c.hbm_bytes_per_s},
+                 {"achieved/link_bytes_per_s", a.link_bytes_per_s, c.ici.link_bytes_per_s},
+                 {"achieved/pcie_bytes_per_s", a.pcie_bytes_per_s, c.pcie_bytes_per_s}};
+    for (const auto& r : rates) {
+      if (r.value <= 0) continue;
+      INFO(r.field);
+      CHECK(r.value < r.peak);
+      CHECK(sourced(c, r.field));
+      ++filled;
+    }
+    const struct {
+      const char* field;
+      double value;
+    } floors[] = {{"achieved/launch_s", a.launch_s},
+                  {"achieved/collective_launch_s", a.collective_launch_s},
+                  {"achieved/copy_launch_s", a.copy_launch_s}};
+    for (const auto& f : floors) {
+      if (f.value <= 0) continue;
+      INFO(f.field);
+      CHECK(f.value < 1e-3);  // a launch floor is microseconds
+      CHECK(sourced(c, f.field));
+      ++filled;
+    }
+    // Every on-chip bandwidth that times ops has its own source too, and
+    // beats HBM (else it would never be chosen).
+    for (const roofline::OnChipMemory& m : c.on_chip) {
+      if (m.bytes_per_s <= 0) continue;
+      INFO(m.name);
+      CHECK(sourced(c, "on_chip/" + m.name + "/bytes_per_s"));
+      CHECK(m.bytes_per_s > c.hbm_bytes_per_s);
+    }
+  }
+  // 19 published rates today: 5 TPUs x 2 (bf16 matmul, link), H100 and H200
+  // 2 each, V100 2 (HBM, link), the two A100s 1 each (link), B200 1 (bf16
+  // matmul); the AMD chips none. A table emptied by a bad edit fails here.
+  CHECK(filled >= 19);
+}
+
+TEST_CASE("chip: an on-chip tier as a plain number is a capacity that times nothing") {
+  json j = json::parse(roofline::chip_to_json(roofline::chip("v100-sxm2")));
+  j["on_chip"]["l2"] = 6.144e6;  // the form every spec used before tiers had bandwidths
+  absl::StatusOr<Chip> c = roofline::parse_chip(j.dump(), "old.json");
+  REQUIRE(c.ok());
+  REQUIRE(c->on_chip.size() == 2);
+  const roofline::OnChipMemory& l2 = c->on_chip[0];
+  CHECK(l2.name == "l2");
+  CHECK(l2.bytes == 6.144e6);
+  CHECK(l2.bytes_per_s == 0);
+  CHECK_FALSE(l2.holds_working_set);
+  // So a small op is timed at HBM again, as before tiers existed.
+  CHECK(roofline::select_memory_tier(*c, 1e6).tier == roofline::kHbmTier);
+  CHECK(roofline::select_memory_tier(roofline::chip("v100-sxm2"), 1e6).tier == 0);
+}
+
+TEST_CASE("chip: the built-in tiers: GPU caches hold a working set, TPU VMEM does not") {
+  const auto tier = [](const char* chip, const char* name) {
+    for (const roofline::OnChipMemory& m : roofline::chip(chip).on_chip)
+      if (m.name == name) return m;
+    FAIL("no tier " << name << " on " << chip);
+    return roofline::OnChipMemory{};
+  };
+  CHECK(tier("v100-sxm2", "l2").holds_working_set);
+  CHECK(tier("v100-sxm2", "l2").bytes_per_s == 3.133e12);
+  CHECK(tier("h100-sxm", "l2").bytes_per_s == 8.986e12);
+  CHECK(tier("a100-sxm", "l2").bytes_per_s == 7.219e12);
+  CHECK(tier("mi300x", "infinity_cache").bytes_per_s == 1.7e13);
+  CHECK_FALSE(tier("mi300x", "l2").holds_working_set);
+  CHECK(tier("b200", "l2").holds_working_set);
+  CHECK(tier("b200", "l2").bytes_per_s == 0);  // no published figure: times nothing
+  for (const char* tpu : {"tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-7x"}) {
+    INFO(tpu);
+    CHECK_FALSE(tier(tpu, "vmem").holds_working_set);
+    for (const roofline::OnChipMemory& m : roofline::chip(tpu).on_chip) CHECK_FALSE(m.holds_working_set);
+  }
 }

@@ -190,3 +190,68 @@ TEST_CASE("bound_of: one rule for ops, sums and steps") {
   CHECK(sum.flops == a.flops + 2 * b.flops);
   CHECK(sum.bound == bound_of(sum.t_math_s, sum.t_hbm_s, sum.t_ici_s));
 }
+
+// Memory tiers (predict.hpp, select_memory_tier): an op's unique bytes are
+// timed at the fastest tier that holds a working set between kernels and
+// fits them. The V100 case of issue 11: an in-place fp32 add_ of two
+// [256,256,3,3] tensors moves 2 x 589,824 x 4 = 4,718,592 unique bytes,
+// which fit the 6.144 MB L2 (3.133e12 B/s); written out of place (three
+// tensors, 7,077,888 B) they do not, and HBM (9e11 B/s) times them.
+TEST_CASE("memory tiers: an op that fits in a GPU's L2 is timed at L2 bandwidth") {
+  const roofline::Chip& v100 = roofline::chip("v100-sxm2");
+  const roofline::Prediction fits = roofline::make_prediction(589'824, 4'718'592, 0, 0, DType::kF32, v100);
+  REQUIRE(fits.memory_tier >= 0);
+  CHECK(roofline::memory_tier_name(fits.memory_tier, v100) == "l2");
+  CHECK(fits.memory_bytes_per_s == 3.133e12);
+  CHECK(fits.t_hbm_s == Approx(4'718'592.0 / 3.133e12));  // 1.506 us, not 5.243 us
+  CHECK(fits.ridge_flops_per_byte == Approx(1.57e13 / 3.133e12));
+  CHECK(fits.bound == Bound::kMemory);
+
+  const roofline::Prediction spills = roofline::make_prediction(589'824, 7'077'888, 0, 0, DType::kF32, v100);
+  CHECK(spills.memory_tier == roofline::kHbmTier);
+  CHECK(roofline::memory_tier_name(spills.memory_tier, v100) == "hbm");
+  CHECK(spills.t_hbm_s == Approx(7'077'888.0 / 9e11));
+
+  // Exactly the L2's capacity still fits; one byte more does not.
+  CHECK(roofline::select_memory_tier(v100, 6.144e6).tier == fits.memory_tier);
+  CHECK(roofline::select_memory_tier(v100, 6.144e6 + 1).tier == roofline::kHbmTier);
+}
+
+TEST_CASE("memory tiers: TPU VMEM and tiers without a bandwidth never time an op") {
+  // 1 MB fits v5e's 128 MiB VMEM, but XLA fills VMEM from HBM inside each op.
+  const roofline::Chip& v5e = roofline::chip("tpu-v5e");
+  const roofline::Prediction p = roofline::make_prediction(0, 1e6, 0, 0, DType::kBF16, v5e);
+  CHECK(p.memory_tier == roofline::kHbmTier);
+  CHECK(p.t_hbm_s == Approx(1e6 / 8.2e11));
+  // B200's L2 holds a working set but has no published bandwidth.
+  const roofline::Chip& b200 = roofline::chip("b200");
+  CHECK(roofline::make_prediction(0, 1e6, 0, 0, DType::kBF16, b200).memory_bytes_per_s == b200.hbm_bytes_per_s);
+  // MI300X: 100 MB passes its per-XCD L2s (which hold nothing across
+  // kernels) but fits the 256 MiB Infinity Cache at 1.7e13 B/s; 300 MB does not.
+  const roofline::Chip& mi300x = roofline::chip("mi300x");
+  const roofline::Prediction ic = roofline::make_prediction(0, 1e8, 0, 0, DType::kBF16, mi300x);
+  CHECK(roofline::memory_tier_name(ic.memory_tier, mi300x) == "infinity_cache");
+  CHECK(ic.t_hbm_s == Approx(1e8 / 1.7e13));
+  CHECK(roofline::make_prediction(0, 3e8, 0, 0, DType::kBF16, mi300x).memory_tier == roofline::kHbmTier);
+}
+
+TEST_CASE("memory tiers: a sum over tiers is mixed, at its effective rate") {
+  const roofline::Chip& v100 = roofline::chip("v100-sxm2");
+  const roofline::Prediction l2 = roofline::make_prediction(0, 4e6, 0, 0, DType::kF32, v100);
+  const roofline::Prediction hbm = roofline::make_prediction(0, 9e7, 0, 0, DType::kF32, v100);
+  roofline::Prediction same;
+  roofline::accumulate(same, l2, 3);
+  roofline::settle_sum(same, DType::kF32, roofline::select_peak(v100, roofline::PeakClass::kFp32), v100);
+  CHECK(same.memory_tier == l2.memory_tier);
+  CHECK(same.memory_bytes_per_s == Approx(3.133e12));
+  roofline::Prediction mixed;
+  roofline::accumulate(mixed, l2, 3);
+  roofline::accumulate(mixed, hbm);
+  roofline::settle_sum(mixed, DType::kF32, roofline::select_peak(v100, roofline::PeakClass::kFp32), v100);
+  CHECK(mixed.memory_tier == roofline::kMixedTiers);
+  CHECK(roofline::memory_tier_name(mixed.memory_tier, v100) == "mixed");
+  // 1.02e8 B in 3 x 4e6 / 3.133e12 + 9e7 / 9e11 s = 1.0383e-4 s: 9.8236e11 B/s.
+  CHECK(mixed.t_hbm_s == Approx(3 * 4e6 / 3.133e12 + 9e7 / 9e11));
+  CHECK(mixed.memory_bytes_per_s == Approx(1.02e8 / (3 * 4e6 / 3.133e12 + 9e7 / 9e11)));
+  CHECK(mixed.ridge_flops_per_byte == Approx(1.57e13 / mixed.memory_bytes_per_s));
+}

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -76,10 +77,22 @@ struct Interconnect {
   }
 };
 
+// One on-chip memory. Only a tier that keeps data between kernels (a GPU
+// L2 or AMD's Infinity Cache: hardware caches over HBM) can serve an op
+// whose operands the previous op left there; a compiler-managed scratchpad
+// (TPU VMEM, which XLA fills from HBM inside each op, or shared memory, which
+// lives for one kernel) cannot, so it never times an op's bytes.
 struct OnChipMemory {
   std::string name;    // "vmem", "cmem", "l2", "smem_per_sm", "lds_per_cu"
   double bytes = 0;
+  double bytes_per_s = 0;          // peak bandwidth; 0: no published figure, not used for timing
+  bool holds_working_set = false;  // true: a cache over HBM that keeps data between kernels
 };
+
+// Which memory times an op's bytes: HBM, or one of `Chip::on_chip` by index.
+inline constexpr int kHbmTier = -1;
+// A sum of ops whose bytes were timed at different tiers.
+inline constexpr int kMixedTiers = -2;
 
 // What real kernels reach on this chip, as published measurements (each
 // with a source in the spec's "sources"): the built-in calibration of
@@ -185,6 +198,36 @@ inline std::string peak_label(const PeakChoice& choice, const Chip& chip) {
   if (chip.kind == ChipKind::kTpu && choice.used == PeakClass::kBf16)
     return "bf16 MXU peak for " + wanted + " (XLA's default precision: one bf16 pass)";
   return used + " peak for " + wanted + " (no " + wanted + " unit: run upcast)";
+}
+
+// The memory whose bandwidth times an op that moves `bytes` unique bytes:
+// the fastest on-chip tier that holds a working set between kernels, has a
+// published bandwidth above HBM's and is at least `bytes` large; otherwise
+// HBM. The roofline stays a lower bound: an op whose operands the previous
+// kernel left in L2 reads them at L2 speed, and one whose operands must come
+// from HBM is timed at a rate it can only fall short of. On a TPU no tier
+// qualifies (VMEM is a scratchpad XLA fills from HBM per op), so every op is
+// timed at HBM.
+struct MemoryTierChoice {
+  int tier = kHbmTier;     // kHbmTier or an index into Chip::on_chip
+  double bytes_per_s = 0;  // the bandwidth that times the bytes
+};
+
+inline MemoryTierChoice select_memory_tier(const Chip& chip, double bytes) {
+  MemoryTierChoice best{.tier = kHbmTier, .bytes_per_s = chip.hbm_bytes_per_s};
+  for (std::size_t i = 0; i < chip.on_chip.size(); ++i) {
+    const OnChipMemory& m = chip.on_chip[i];
+    if (m.holds_working_set && m.bytes_per_s > best.bytes_per_s && bytes <= m.bytes)
+      best = {.tier = static_cast<int>(i), .bytes_per_s = m.bytes_per_s};
+  }
+  return best;
+}
+
+// "hbm", "l2", "infinity_cache", or "mixed" for a sum over several tiers.
+inline std::string_view memory_tier_name(int tier, const Chip& chip) {
+  if (tier == kHbmTier) return "hbm";
+  if (tier >= 0 && static_cast<std::size_t>(tier) < chip.on_chip.size()) return chip.on_chip[tier].name;
+  return "mixed";
 }
 
 inline bool Chip::has(DType t) const { return select_peak(*this, peak_class(t)).available(); }

@@ -1,8 +1,15 @@
 // The roofline of one op on one chip, and of sums of ops.
 //
 //   T_math = FLOPs / peak FLOP/s of the op's compute precision (select_peak)
-//   T_hbm  = HBM bytes / HBM bandwidth
+//   T_hbm  = bytes moved / bandwidth of the memory tier that serves them
 //   T_ici  = bytes on the busiest link / link bandwidth (0 for one device)
+//
+// The bytes moved are the op's unique bytes (`hbm_bytes`, named for the
+// usual case). They are timed at the fastest memory that can hold them
+// between kernels (select_memory_tier in chip.hpp): HBM, or a GPU's L2 /
+// Infinity Cache when they fit, since a small op whose operands the previous
+// kernel left in L2 never reaches HBM and would otherwise beat its "bound".
+// `memory_bytes_per_s` and `memory_tier` say which one timed T_hbm.
 //
 // One op cannot run faster than the slowest of the three (`t_lower_s`, the
 // time if everything overlaps perfectly) and should not run slower than their
@@ -55,16 +62,22 @@ constexpr Bound bound_of(double t_math_s, double t_hbm_s, double t_ici_s) {
 struct Prediction {
   double flops = 0;
   double transcendentals = 0;
-  double hbm_bytes = 0;
+  double hbm_bytes = 0;  // bytes moved (unique bytes of the op), timed at `memory_tier`
   double ici_bytes = 0;  // bytes over the busiest link (or over PCIe for host transfers)
   double t_math_s = 0;
-  double t_hbm_s = 0;
+  double t_hbm_s = 0;  // hbm_bytes / memory_bytes_per_s
   double t_ici_s = 0;
   double t_lower_s = 0;  // one op: max of the three (perfect overlap); a sum: the sum of its ops' maxima
   double t_upper_s = 0;  // one op: sum of the three (no overlap); a sum: the sum of its ops' sums
   Bound bound = Bound::kMemory;
   double intensity_flops_per_byte = 0;  // flops / hbm_bytes
-  double ridge_flops_per_byte = 0;      // the peak that timed T_math / HBM bandwidth
+  double ridge_flops_per_byte = 0;      // the peak that timed T_math / memory_bytes_per_s
+  // The bandwidth that timed T_hbm and the memory it belongs to: kHbmTier
+  // or an index into Chip::on_chip (memory_tier_name names it). A sum: the
+  // effective rate, hbm_bytes / t_hbm_s, and kMixedTiers when its ops'
+  // bytes were timed at different tiers.
+  double memory_bytes_per_s = 0;
+  int memory_tier = kHbmTier;
   DType dtype = DType::kBF16;           // the compute dtype of the op
   // The chip's peak that timed T_math, and whether it is the one `dtype`
   // asked for (see select_peak: a fallback is named, never silent).
@@ -91,6 +104,11 @@ inline void make_invalid(Prediction& p) {
 // Adds `part`, run `times` times, into the sum `total`: counts, times and
 // both bounds add term by term. Finish a sum with settle_sum().
 inline void accumulate(Prediction& total, const Prediction& part, double times = 1) {
+  // The sum's tier: the one all its byte-moving parts share, else mixed.
+  if (part.hbm_bytes > 0 && times > 0) {
+    if (total.hbm_bytes <= 0) total.memory_tier = part.memory_tier;
+    else if (total.memory_tier != part.memory_tier) total.memory_tier = kMixedTiers;
+  }
   total.flops += part.flops * times;
   total.transcendentals += part.transcendentals * times;
   total.hbm_bytes += part.hbm_bytes * times;
@@ -103,13 +121,19 @@ inline void accumulate(Prediction& total, const Prediction& part, double times =
 }
 
 // The bound, intensity and ridge of a sum built with accumulate(); `peak`
-// is the one the sum is quoted against (the dominant dtype's).
+// is the one the sum is quoted against (the dominant dtype's). The sum's
+// memory rate is its effective one, bytes moved / T_hbm (HBM's where it
+// moves no bytes), and its ridge is quoted against that rate, so that
+// intensity >= ridge still means T_math >= T_hbm at that peak.
 inline void settle_sum(Prediction& total, DType dtype, const PeakChoice& peak, const Chip& chip) {
   total.bound = bound_of(total.t_math_s, total.t_hbm_s, total.t_ici_s);
   total.intensity_flops_per_byte = total.hbm_bytes > 0 ? total.flops / total.hbm_bytes : 0;
   total.dtype = dtype;
   total.peak = peak;
-  total.ridge_flops_per_byte = peak.flops_per_s / chip.hbm_bytes_per_s;
+  const bool timed = total.hbm_bytes > 0 && total.t_hbm_s > 0 && std::isfinite(total.t_hbm_s);
+  total.memory_bytes_per_s = timed ? total.hbm_bytes / total.t_hbm_s : chip.hbm_bytes_per_s;
+  if (total.hbm_bytes <= 0) total.memory_tier = kHbmTier;
+  total.ridge_flops_per_byte = peak.flops_per_s / total.memory_bytes_per_s;
 }
 
 // Assembles a Prediction from counts and the times they imply. Every op's
@@ -126,10 +150,13 @@ inline Prediction make_prediction(double flops, double hbm_bytes, double ici_byt
   p.dtype = dtype;
   p.peak = peak;
   p.t_math_s = flops > 0 && peak.flops_per_s > 0 ? flops / peak.flops_per_s : 0;
-  p.t_hbm_s = hbm_bytes / chip.hbm_bytes_per_s;
+  const MemoryTierChoice tier = select_memory_tier(chip, hbm_bytes);
+  p.memory_tier = tier.tier;
+  p.memory_bytes_per_s = tier.bytes_per_s;
+  p.t_hbm_s = hbm_bytes / tier.bytes_per_s;
   p.t_ici_s = t_ici_s;
   p.intensity_flops_per_byte = hbm_bytes > 0 ? flops / hbm_bytes : 0;
-  p.ridge_flops_per_byte = peak.flops_per_s / chip.hbm_bytes_per_s;
+  p.ridge_flops_per_byte = peak.flops_per_s / tier.bytes_per_s;
   const bool counts_ok = flops >= 0 && hbm_bytes >= 0 && ici_bytes >= 0 && t_ici_s >= 0;
   if (!counts_ok || (flops > 0 && !peak.available())) make_invalid(p);
   else settle_bounds(p);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 #include <limits>
+#include <utility>
 #include <vector>
 #include <fstream>
 #include <set>
@@ -211,6 +212,98 @@ absl::Status read_peaks(const Reader& r, const json& j, Chip& c, std::set<std::s
   return absl::OkStatus();
 }
 
+// /on_chip: each memory as its capacity in bytes (the original form), or as
+// {"bytes", "bytes_per_s" (optional: no published bandwidth leaves the tier
+// out of timing), "holds_working_set"}.
+absl::Status read_on_chip(const Reader& r, const json& j, Chip& c, std::set<std::string>& figures) {
+  const json* on_chip = nullptr;
+  ROOFLINE_ASSIGN_OR_RETURN(on_chip, r.member(j, "", "on_chip"));
+  ROOFLINE_RETURN_IF_ERROR(r.object(*on_chip, "/on_chip"));
+  for (auto it = on_chip->begin(); it != on_chip->end(); ++it) {
+    const std::string path = "/on_chip/" + it.key();
+    const std::string figure = "on_chip/" + it.key();
+    OnChipMemory m{.name = it.key()};
+    if (!it.value().is_object()) {
+      ROOFLINE_ASSIGN_OR_RETURN(m.bytes, r.positive_value(it.value(), path));
+      figures.insert(figure);
+      c.on_chip.push_back(std::move(m));
+      continue;
+    }
+    const json& t = it.value();
+    ROOFLINE_RETURN_IF_ERROR(r.only_keys(t, path, {"bytes", "bytes_per_s", "holds_working_set"}));
+    ROOFLINE_ASSIGN_OR_RETURN(m.bytes, r.positive(t, path, "bytes"));
+    figures.insert(figure + "/bytes");
+    if (t.contains("bytes_per_s")) {
+      ROOFLINE_ASSIGN_OR_RETURN(m.bytes_per_s, r.rate(t, path, "bytes_per_s"));
+      figures.insert(figure + "/bytes_per_s");
+    }
+    const json* holds = nullptr;
+    ROOFLINE_ASSIGN_OR_RETURN(holds, r.member(t, path, "holds_working_set"));
+    if (!holds->is_boolean()) return r.error(path + "/holds_working_set", "expected true or false");
+    m.holds_working_set = holds->get<bool>();
+    figures.insert(figure + "/holds_working_set");
+    c.on_chip.push_back(std::move(m));
+  }
+  return absl::OkStatus();
+}
+
+// /achieved: published measurements of what real kernels reach (the
+// built-in calibration). Every key is optional: a figure nobody published is
+// left out. An achieved rate above the peak it is measured against is a slip
+// (a sparse figure, a unit), so it is refused.
+absl::Status read_achieved(const Reader& r, const json& a, Chip& c, std::set<std::string>& figures) {
+  const std::string p = "/achieved";
+  ROOFLINE_RETURN_IF_ERROR(r.object(a, p));
+  ROOFLINE_RETURN_IF_ERROR(r.only_keys(a, p, {"matmul_flops_per_s", "hbm_bytes_per_s", "link_bytes_per_s",
+                                              "pcie_bytes_per_s", "launch_s", "collective_launch_s",
+                                              "copy_launch_s"}));
+  AchievedRates& out = c.achieved;
+  const auto at_most = [&](const std::string& path, double v, double peak, std::string_view of) -> absl::Status {
+    if (v > peak) return r.error(path, detail::cat("an achieved rate above the ", of, " (", peak, ")"));
+    return absl::OkStatus();
+  };
+  if (a.contains("matmul_flops_per_s")) {
+    const json& mm = a.at("matmul_flops_per_s");
+    const std::string mp = p + "/matmul_flops_per_s";
+    ROOFLINE_RETURN_IF_ERROR(r.object(mm, mp));
+    for (auto it = mm.begin(); it != mm.end(); ++it) {
+      const std::string path = mp + "/" + it.key();
+      auto cls = parse_peak_class(it.key());
+      if (!cls)
+        return r.error(path, "unknown dtype (expected fp64, fp32, tf32, bf16, fp16, fp8, int8, int4 or fp4)");
+      const double peak = c.peak_flops_per_s[static_cast<int>(*cls)];
+      if (peak <= 0) return r.error(path, detail::cat("no peak_flops_per_s/", it.key(), " to measure it against"));
+      double& v = out.matmul_flops_per_s[static_cast<int>(*cls)];
+      ROOFLINE_ASSIGN_OR_RETURN(v, r.rate_value(it.value(), path));
+      ROOFLINE_RETURN_IF_ERROR(at_most(path, v, peak, "peak"));
+      figures.insert("achieved/matmul_flops_per_s/" + it.key());
+    }
+  }
+  struct Rate {
+    const char* key;
+    double* value;
+    double peak;
+    const char* of;
+  };
+  for (const Rate& k : {Rate{"hbm_bytes_per_s", &out.hbm_bytes_per_s, c.hbm_bytes_per_s, "HBM bandwidth"},
+                        Rate{"link_bytes_per_s", &out.link_bytes_per_s, c.ici.link_bytes_per_s, "link bandwidth"},
+                        Rate{"pcie_bytes_per_s", &out.pcie_bytes_per_s, c.pcie_bytes_per_s, "PCIe bandwidth"}}) {
+    if (!a.contains(k.key)) continue;
+    ROOFLINE_ASSIGN_OR_RETURN(*k.value, r.rate(a, p, k.key));
+    ROOFLINE_RETURN_IF_ERROR(at_most(p + "/" + k.key, *k.value, k.peak, k.of));
+    figures.insert(std::string("achieved/") + k.key);
+  }
+  for (auto [key, value] : {std::pair{"launch_s", &out.launch_s}, std::pair{"collective_launch_s", &out.collective_launch_s},
+                            std::pair{"copy_launch_s", &out.copy_launch_s}}) {
+    if (!a.contains(key)) continue;
+    ROOFLINE_ASSIGN_OR_RETURN(*value, r.positive(a, p, key));
+    // A launch floor is microseconds; a second or more is a unit slip.
+    if (*value >= 1) return r.error(p + "/" + key, "expected a time below 1 s");
+    figures.insert(std::string("achieved/") + key);
+  }
+  return absl::OkStatus();
+}
+
 // /sources: where each figure comes from.
 absl::Status read_sources(const Reader& r, const json& j, Chip& c) {
   const json* sources = nullptr;
@@ -246,7 +339,7 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
   ROOFLINE_RETURN_IF_ERROR(r.only_keys(
       j, "", {"name", "display_name", "vendor", "kind", "device_names", "peak_flops_per_s",
               "hbm_bytes", "hbm_bytes_per_s", "on_chip", "interconnect", "dcn_bytes_per_s",
-              "pcie_bytes_per_s", "chips_per_host", "cores_per_chip", "sources"}));
+              "pcie_bytes_per_s", "chips_per_host", "cores_per_chip", "achieved", "sources"}));
   ROOFLINE_ASSIGN_OR_RETURN(c.name, r.string(j, "", "name"));
   ROOFLINE_ASSIGN_OR_RETURN(c.display_name, r.string(j, "", "display_name"));
   ROOFLINE_ASSIGN_OR_RETURN(c.vendor, r.string(j, "", "vendor"));
@@ -272,15 +365,7 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
   figures.insert("hbm_bytes");
   figures.insert("hbm_bytes_per_s");
 
-  const json* on_chip = nullptr;
-  ROOFLINE_ASSIGN_OR_RETURN(on_chip, r.member(j, "", "on_chip"));
-  ROOFLINE_RETURN_IF_ERROR(r.object(*on_chip, "/on_chip"));
-  for (auto it = on_chip->begin(); it != on_chip->end(); ++it) {
-    OnChipMemory m{.name = it.key()};
-    ROOFLINE_ASSIGN_OR_RETURN(m.bytes, r.positive_value(it.value(), "/on_chip/" + it.key()));
-    c.on_chip.push_back(std::move(m));
-    figures.insert("on_chip/" + it.key());
-  }
+  ROOFLINE_RETURN_IF_ERROR(read_on_chip(r, j, c, figures));
 
   const json* ic = nullptr;
   ROOFLINE_ASSIGN_OR_RETURN(ic, r.member(j, "", "interconnect"));
@@ -291,6 +376,8 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
   ROOFLINE_ASSIGN_OR_RETURN(c.cores_per_chip, r.positive_int(j, "", "cores_per_chip"));
   for (const char* f : {"dcn_bytes_per_s", "pcie_bytes_per_s", "chips_per_host", "cores_per_chip"})
     figures.insert(f);
+
+  if (j.contains("achieved")) ROOFLINE_RETURN_IF_ERROR(read_achieved(r, j.at("achieved"), c, figures));
 
   ROOFLINE_RETURN_IF_ERROR(read_sources(r, j, c));
   ROOFLINE_RETURN_IF_ERROR(check_sources(r, c.sources, figures));
@@ -404,7 +491,15 @@ std::string chip_to_json(const Chip& c) {
   j["hbm_bytes"] = c.hbm_bytes;
   j["hbm_bytes_per_s"] = c.hbm_bytes_per_s;
   json on_chip = json::object();
-  for (const OnChipMemory& m : c.on_chip) on_chip[m.name] = m.bytes;
+  for (const OnChipMemory& m : c.on_chip) {
+    if (m.bytes_per_s <= 0 && !m.holds_working_set) {
+      on_chip[m.name] = m.bytes;
+      continue;
+    }
+    json t = {{"bytes", m.bytes}, {"holds_working_set", m.holds_working_set}};
+    if (m.bytes_per_s > 0) t["bytes_per_s"] = m.bytes_per_s;
+    on_chip[m.name] = t;
+  }
   j["on_chip"] = on_chip;
   json wrap;
   switch (c.ici.wrap) {
@@ -423,6 +518,20 @@ std::string chip_to_json(const Chip& c) {
   j["pcie_bytes_per_s"] = c.pcie_bytes_per_s;
   j["chips_per_host"] = c.chips_per_host;
   j["cores_per_chip"] = c.cores_per_chip;
+  json achieved = json::object();
+  json matmul = json::object();
+  for (int i = 0; i < kPeakClassCount; ++i)
+    if (c.achieved.matmul_flops_per_s[i] > 0)
+      matmul[std::string(peak_class_name(static_cast<PeakClass>(i)))] = c.achieved.matmul_flops_per_s[i];
+  if (!matmul.empty()) achieved["matmul_flops_per_s"] = matmul;
+  for (auto [key, value] : {std::pair{"hbm_bytes_per_s", c.achieved.hbm_bytes_per_s},
+                            std::pair{"link_bytes_per_s", c.achieved.link_bytes_per_s},
+                            std::pair{"pcie_bytes_per_s", c.achieved.pcie_bytes_per_s},
+                            std::pair{"launch_s", c.achieved.launch_s},
+                            std::pair{"collective_launch_s", c.achieved.collective_launch_s},
+                            std::pair{"copy_launch_s", c.achieved.copy_launch_s}})
+    if (value > 0) achieved[key] = value;
+  if (!achieved.empty()) j["achieved"] = achieved;
   json sources = json::array();
   for (const SpecSource& s : c.sources)
     sources.push_back({{"fields", s.fields}, {"reference", s.reference}, {"read_on", s.read_on}});

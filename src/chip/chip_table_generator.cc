@@ -78,7 +78,9 @@ ChipText chip_text(const Chip& c, int index) {
 
   if (!c.on_chip.empty()) {
     t.arrays += detail::cat("inline constexpr EmbeddedMemory ", id, "OnChip[] = {\n");
-    for (const OnChipMemory& m : c.on_chip) t.arrays += detail::cat("    {", literal(m.name), ", ", number(m.bytes), "},\n");
+    for (const OnChipMemory& m : c.on_chip)
+      t.arrays += detail::cat("    {", literal(m.name), ", ", number(m.bytes), ", ", number(m.bytes_per_s), ", ",
+                              m.holds_working_set ? "true" : "false", "},\n");
     t.arrays += "};\n";
   }
   if (!c.ici.max_shape.empty()) {
@@ -107,9 +109,17 @@ ChipText chip_text(const Chip& c, int index) {
     t.arrays += "};\n";
   }
 
-  std::string peaks;
-  for (std::size_t i = 0; i < c.peak_flops_per_s.size(); ++i)
+  std::string peaks, achieved_matmul;
+  for (std::size_t i = 0; i < c.peak_flops_per_s.size(); ++i) {
     peaks += detail::cat(i ? ", " : "", number(c.peak_flops_per_s[i]));
+    achieved_matmul += detail::cat(i ? ", " : "", number(c.achieved.matmul_flops_per_s[i]));
+  }
+  const AchievedRates& a = c.achieved;
+  const std::string achieved = detail::cat(
+      "{.matmul_flops_per_s = {", achieved_matmul, "}, .hbm_bytes_per_s = ", number(a.hbm_bytes_per_s),
+      ", .link_bytes_per_s = ", number(a.link_bytes_per_s), ", .pcie_bytes_per_s = ", number(a.pcie_bytes_per_s),
+      ", .launch_s = ", number(a.launch_s), ", .collective_launch_s = ", number(a.collective_launch_s),
+      ", .copy_launch_s = ", number(a.copy_launch_s), "}");
   t.entry = detail::cat(
       "    {.name = ", literal(c.name), ",\n",
       "     .display_name = ", literal(c.display_name), ",\n",
@@ -119,6 +129,7 @@ ChipText chip_text(const Chip& c, int index) {
       "     .hbm_bytes = ", number(c.hbm_bytes), ",\n",
       "     .hbm_bytes_per_s = ", number(c.hbm_bytes_per_s), ",\n",
       "     .on_chip = ", span(id + "OnChip", c.on_chip.size()), ",\n",
+      "     .achieved = ", achieved, ",\n",
       "     .topology = ", enumerator(c.ici.topology, "Topology"), ",\n",
       "     .link_bytes_per_s = ", number(c.ici.link_bytes_per_s), ",\n",
       "     .links_per_chip = ", c.ici.links_per_chip, ",\n",

@@ -76,7 +76,9 @@ void predicted_figures(OpReport& o, const Prediction& p, const CostSource& cost,
     o.achieved_bytes_per_s = o.hbm_bytes / o.measured_s;
     const double peak = peak_flops_per_s(chip, p.dtype);
     o.flop_util = peak > 0 ? o.achieved_flops_per_s / peak : 0;
-    o.bw_util = o.achieved_bytes_per_s / chip.hbm_bytes_per_s;
+    // Against the bandwidth that timed the op (L2 when its bytes fit there).
+    const double bandwidth = p.memory_bytes_per_s > 0 ? p.memory_bytes_per_s : chip.hbm_bytes_per_s;
+    o.bw_util = o.achieved_bytes_per_s / bandwidth;
   }
   if (o.predicted_s == 0 && o.reason.empty()) o.reason = "no work by the cost model (control or layout op)";
   // A chip without a unit for the op's type (bf16 on a V100) cannot bound

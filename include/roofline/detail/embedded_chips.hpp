@@ -21,6 +21,8 @@ namespace roofline::detail {
 struct EmbeddedMemory {
   std::string_view name;
   double bytes = 0;
+  double bytes_per_s = 0;
+  bool holds_working_set = false;
 };
 
 struct EmbeddedSource {
@@ -38,6 +40,7 @@ struct EmbeddedChip {
   double hbm_bytes = 0;
   double hbm_bytes_per_s = 0;
   std::span<const EmbeddedMemory> on_chip;
+  AchievedRates achieved;
   Topology topology = Topology::kSwitch;
   double link_bytes_per_s = 0;
   int links_per_chip = 0;
@@ -70,7 +73,10 @@ inline Chip make_chip(const EmbeddedChip& e) {
   c.peak_flops_per_s = e.peak_flops_per_s;
   c.hbm_bytes = e.hbm_bytes;
   c.hbm_bytes_per_s = e.hbm_bytes_per_s;
-  for (const EmbeddedMemory& m : e.on_chip) c.on_chip.push_back({.name = std::string(m.name), .bytes = m.bytes});
+  for (const EmbeddedMemory& m : e.on_chip)
+    c.on_chip.push_back({.name = std::string(m.name), .bytes = m.bytes, .bytes_per_s = m.bytes_per_s,
+                         .holds_working_set = m.holds_working_set});
+  c.achieved = e.achieved;
   c.ici.topology = e.topology;
   c.ici.link_bytes_per_s = e.link_bytes_per_s;
   c.ici.links_per_chip = e.links_per_chip;

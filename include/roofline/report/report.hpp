@@ -75,7 +75,7 @@ struct OpReport {
   double achieved_flops_per_s = 0;
   double achieved_bytes_per_s = 0;
   double flop_util = 0;   // achieved FLOP/s / peak of the op's dtype
-  double bw_util = 0;     // achieved HBM bytes/s / HBM bandwidth
+  double bw_util = 0;     // achieved bytes/s / the bandwidth that timed the op (HBM, or L2 where it fits)
   double lost_s = 0;      // measured - predicted (time lost against the roofline)
   double lost_expected_s = 0;  // measured - expected (time lost against the calibrated expectation)
   // What-if on --target-chip.
