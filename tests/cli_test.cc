@@ -16,9 +16,10 @@ TEST_CASE("cli: predict matmul --format json has the documented keys and 89.3 ms
   auto j = nlohmann::json::parse(r.out);
   for (const char* key : {"chip", "flops", "hbm_bytes", "ici_bytes", "t_math_s", "t_hbm_s",
                           "t_ici_s", "t_lower_s", "t_upper_s", "bound", "intensity_flops_per_byte",
-                          "ridge_flops_per_byte"})
+                          "ridge_flops_per_byte", "expected_s", "cost_class", "calibration"})
     CHECK(j.contains(key));
   CHECK(j["chip"] == "tpu-v5e");
+  CHECK(j["cost_class"] == "matmul");
   // 2*32768*8192*32768 / 1.97e14 = 0.08930 s (3 significant figures: 0.0893).
   CHECK(j["t_math_s"].get<double>() == Approx(0.0893).epsilon(5e-4));
   CHECK(j["bound"] == "compute");

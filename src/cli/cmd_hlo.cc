@@ -11,7 +11,9 @@
 #include "roofline/format/units.hpp"
 #include "roofline/hlo/predict.hpp"
 #include "roofline/hlo/reader.hpp"
+#include "roofline/match/op_model.hpp"
 #include "roofline/report/csv.hpp"
+#include "roofline/report/expected.hpp"
 #include "roofline/report/hlo_rows.hpp"
 #include "roofline/report/json.hpp"
 #include "roofline/sharding/mesh.hpp"
@@ -71,6 +73,47 @@ void print_ring_versus_axis(const std::vector<const HloPredictionRow*>& rows, co
   }
 }
 
+// The text output: one table row per instruction, the module total, the
+// expected total beside it, and the caveats.
+void print_text(const HloModule& module, const HloModulePrediction& mp, const std::vector<const HloPredictionRow*>& rows,
+                const Chip& chip, const ChipCalibration& cal, double expected_total) {
+  std::printf("module %s (%zu instructions, entry %s) on %s\n", std::string(module.name()).c_str(),
+              module.instruction_count(), std::string(module.entry().name).c_str(), chip.name.c_str());
+  using A = TextTable::Align;
+  TextTable t({{"instruction"}, {"opcode"}, {"category"}, {"shape"}, {"runs", A::kRight}, {"FLOPs", A::kRight},
+               {"HBM bytes", A::kRight}, {"T_math", A::kRight}, {"T_hbm", A::kRight}, {"T_ici", A::kRight},
+               {"expected", A::kRight}, {"bound"}, {"group", A::kRight}, {"notes"}});
+  for (const HloPredictionRow* r : rows) {
+    const Prediction& p = r->prediction;
+    const std::optional<double> expected = expected_s(*r, cal);
+    std::string shape = to_string_no_layout(r->instruction->shape);
+    if (shape.size() > 48) shape = shape.substr(0, 45) + "...";
+    t.add_row({std::string(r->instruction->name), std::string(r->instruction->opcode_name),
+               std::string(category_name(r->cost.category)), shape,
+               runs_text(r->executions),
+               format_si(p.flops, "FLOP"), format_bytes(p.hbm_bytes), format_seconds(p.t_math_s),
+               format_seconds(p.t_hbm_s), format_seconds(p.t_ici_s), expected ? format_seconds(*expected) : "-",
+               hlo_row_bound(p),
+               group_text(*r), join(hlo_row_notes(*r, chip), "; ")});
+  }
+  std::printf("%s", t.render().c_str());
+  std::printf("total (one run; loop rows are not added again): %s, %s HBM",
+              format_si(mp.total.flops, "FLOP").c_str(), format_bytes(mp.total.hbm_bytes).c_str());
+  if (mp.host_bytes > 0) std::printf(", %s to/from host", format_bytes(mp.host_bytes).c_str());
+  std::printf("\n  T_math %s  T_hbm %s  T_ici %s  lower bound %s (sum of per-op max)  upper bound %s (sum of sums)\n",
+              format_seconds(mp.total.t_math_s).c_str(), format_seconds(mp.total.t_hbm_s).c_str(),
+              format_seconds(mp.total.t_ici_s).c_str(), format_seconds(mp.total.t_lower_s).c_str(),
+              format_seconds(mp.total.t_upper_s).c_str());
+  std::printf("  expected %s (each row through its class's curve; calibration: %s)\n",
+              format_seconds(expected_total).c_str(), cal.origin.c_str());
+  if (mp.unknown_cost_instructions > 0)
+    std::printf("  %d instruction(s) without a cost model (FLOPs unknown; see notes)\n", mp.unknown_cost_instructions);
+  if (mp.unknown_trip_count_loops > 0)
+    std::printf("  %d while loop(s) without a known trip count: their bodies are counted once\n",
+                mp.unknown_trip_count_loops);
+  print_ring_versus_axis(rows, chip);
+}
+
 int run(const Args& args) {
   auto fmt = args.format({"text", "json", "csv"});
   if (!fmt.ok()) return fail(fmt.status());
@@ -86,6 +129,8 @@ int run(const Args& args) {
   if (!module.ok()) return fail(module.status());
 
   const HloModulePrediction mp = predict(*module, *chip);
+  const ChipCalibration cal = default_calibration(*chip);
+  const double expected_total = expected_total_s(mp, cal);
   std::vector<const HloPredictionRow*> rows;
   for (const HloPredictionRow& r : mp.rows) rows.push_back(&r);
   // Longest first by what the row costs per run of the module; ties keep
@@ -97,57 +142,29 @@ int run(const Args& args) {
 
   if (*fmt == "json") {
     Json instructions = Json::array();
-    for (const HloPredictionRow* r : rows) instructions.push_back(to_json(*r, *chip));
+    for (const HloPredictionRow* r : rows) instructions.push_back(to_json(*r, *chip, cal));
     // The module total of one run, as the text's "total" line: every row
     // (not only the --top ones), loop rows not added again.
     Json total = to_json(mp.total);
     total["host_bytes"] = mp.host_bytes;
     total["unknown_cost_instructions"] = mp.unknown_cost_instructions;
     total["unknown_trip_count_loops"] = mp.unknown_trip_count_loops;
+    total["expected_s"] = expected_total;
     const Json out = Json::object({{"module", std::string(module->name())},
                                    {"chip", chip->name},
+                                   {"calibration", calibration_json(cal)},
                                    {"instructions", std::move(instructions)},
                                    {"total", std::move(total)}});
     std::printf("%s\n", out.dump().c_str());
     return 0;
   }
   if (*fmt == "csv") {
-    const std::string csv = to_csv(rows, *chip);
+    const std::string csv = to_csv(rows, *chip, cal);
     std::fwrite(csv.data(), 1, csv.size(), stdout);
     return 0;
   }
 
-  std::printf("module %s (%zu instructions, entry %s) on %s\n", std::string(module->name()).c_str(),
-              module->instruction_count(), std::string(module->entry().name).c_str(), chip->name.c_str());
-  using A = TextTable::Align;
-  TextTable t({{"instruction"}, {"opcode"}, {"category"}, {"shape"}, {"runs", A::kRight}, {"FLOPs", A::kRight},
-               {"HBM bytes", A::kRight}, {"T_math", A::kRight}, {"T_hbm", A::kRight}, {"T_ici", A::kRight},
-               {"bound"}, {"group", A::kRight}, {"notes"}});
-  for (const HloPredictionRow* r : rows) {
-    const Prediction& p = r->prediction;
-    std::string shape = to_string_no_layout(r->instruction->shape);
-    if (shape.size() > 48) shape = shape.substr(0, 45) + "...";
-    t.add_row({std::string(r->instruction->name), std::string(r->instruction->opcode_name),
-               std::string(category_name(r->cost.category)), shape,
-               runs_text(r->executions),
-               format_si(p.flops, "FLOP"), format_bytes(p.hbm_bytes), format_seconds(p.t_math_s),
-               format_seconds(p.t_hbm_s), format_seconds(p.t_ici_s), hlo_row_bound(p),
-               group_text(*r), join(hlo_row_notes(*r, *chip), "; ")});
-  }
-  std::printf("%s", t.render().c_str());
-  std::printf("total (one run; loop rows are not added again): %s, %s HBM",
-              format_si(mp.total.flops, "FLOP").c_str(), format_bytes(mp.total.hbm_bytes).c_str());
-  if (mp.host_bytes > 0) std::printf(", %s to/from host", format_bytes(mp.host_bytes).c_str());
-  std::printf("\n  T_math %s  T_hbm %s  T_ici %s  lower bound %s (sum of per-op max)  upper bound %s (sum of sums)\n",
-              format_seconds(mp.total.t_math_s).c_str(), format_seconds(mp.total.t_hbm_s).c_str(),
-              format_seconds(mp.total.t_ici_s).c_str(), format_seconds(mp.total.t_lower_s).c_str(),
-              format_seconds(mp.total.t_upper_s).c_str());
-  if (mp.unknown_cost_instructions > 0)
-    std::printf("  %d instruction(s) without a cost model (FLOPs unknown; see notes)\n", mp.unknown_cost_instructions);
-  if (mp.unknown_trip_count_loops > 0)
-    std::printf("  %d while loop(s) without a known trip count: their bodies are counted once\n",
-                mp.unknown_trip_count_loops);
-  print_ring_versus_axis(rows, *chip);
+  print_text(*module, mp, rows, *chip, cal, expected_total);
   return 0;
 }
 

@@ -5,12 +5,14 @@
 #include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/units.hpp"
+#include "roofline/report/expected.hpp"
 #include "roofline/report/json.hpp"
 #include "roofline/sharding/mesh.hpp"
 #include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/mesh_collective.hpp"
 #include "roofline/sharding/parse.hpp"
 #include "src/cli/command.hpp"
+#include "src/cli/prediction_output.hpp"
 
 namespace roofline::cli {
 namespace {
@@ -50,8 +52,11 @@ int run(const Args& args) {
   std::vector<std::string> axis_names;
   for (int i : *axes) axis_names.push_back(mesh->axes[static_cast<std::size_t>(i)].name);
   const int group = mesh->size(mask_of(*axes));
+  const ChipCalibration cal = default_calibration(*chip);
+  const double expected = expected_s(t, cal);
   if (*fmt == "json") {
     Json j = to_json(t);
+    put_expected(j, expected, CostClass::kCollective, cal);
     j["op"] = *op_name;
     j["chip"] = chip->name;
     j["mesh"] = *mesh_spec;
@@ -69,6 +74,7 @@ int run(const Args& args) {
               format_bytes(*bytes).c_str(), chip->name.c_str());
   std::printf("  layout         %s\n", describe_layout(*mesh).c_str());
   std::printf("  T_ici          %s\n", format_seconds(t.t_ici_s).c_str());
+  std::printf("%s", expected_text("expected       ", expected, CostClass::kCollective, cal).c_str());
   std::printf("  bandwidth term %s   latency floor %s (%d hops)\n", format_seconds(t.t_bandwidth_s).c_str(),
               format_seconds(t.t_latency_s).c_str(), t.hops);
   std::printf("  busiest link   %s one way   (%s)\n", format_bytes(t.bytes_per_link).c_str(),

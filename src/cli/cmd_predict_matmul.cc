@@ -5,6 +5,7 @@
 #include "roofline/chip_io.hpp"
 #include "roofline/ops/matmul.hpp"
 #include "roofline/ops/validate.hpp"
+#include "roofline/report/expected.hpp"
 #include "roofline/report/json.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/prediction_output.hpp"
@@ -51,9 +52,12 @@ int run(const Args& args) {
   mm.out_dtype = *out;
   if (absl::Status s = validate(mm, *chip); !s.ok()) return fail(s);
   const Prediction p = predict(mm, *chip);
+  const ChipCalibration cal = default_calibration(*chip);
+  const double expected = expected_s(p, CostClass::kMatmul, cal);
   if (*fmt == "json") {
     Json j = to_json(p);
     j["chip"] = chip->name;
+    put_expected(j, expected, CostClass::kMatmul, cal);
     std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf("matmul [%lld] x [%lld,%lld] @ [%lld,%lld] %s on %s\n",
@@ -62,6 +66,7 @@ int run(const Args& args) {
                 static_cast<long long>(mm.n), std::string(dtype_name(mm.dtype)).c_str(),
                 chip->name.c_str());
     std::printf("%s", prediction_text(p).c_str());
+    std::printf("%s", expected_text("expected    ", expected, CostClass::kMatmul, cal).c_str());
   }
   return 0;
 }
@@ -70,7 +75,8 @@ ROOFLINE_CLI_COMMAND({
     .name = "predict matmul",
     .usage = "roofline predict matmul --chip NAME|PATH --m M --k K --n N [--batch B] "
              "[--dtype bf16] [--format text|json]",
-    .summary = "Roofline of [B,M,K] @ [B,K,N] on one chip: T_math, T_hbm, bound, intensity.",
+    .summary = "Roofline of [B,M,K] @ [B,K,N] on one chip: T_math, T_hbm, bound, intensity, and the calibrated "
+               "expected time beside the bound.",
     .options = {{"chip", "NAME|PATH", "embedded chip name or a chip spec JSON file"},
                 {"m", "M", "rows of the left operand (tokens)"},
                 {"k", "K", "contracting dimension"},

@@ -1,10 +1,12 @@
-// How the CLI prints a Prediction as text; its JSON is the library's
-// (roofline/report/json.hpp, docs/json.md).
+// How the CLI prints a Prediction and its calibrated expectation as text;
+// their JSON is the library's (roofline/report/json.hpp,
+// roofline/report/expected.hpp, docs/json.md).
 #pragma once
 
 #include <cstdio>
 #include <string>
 
+#include "roofline/calibration.hpp"
 #include "roofline/format/units.hpp"
 #include "roofline/predict.hpp"
 
@@ -22,6 +24,14 @@ inline std::string prediction_text(const Prediction& p) {
                 format_seconds(p.t_upper_s).c_str(), std::string(bound_name(p.bound)).c_str(),
                 p.intensity_flops_per_byte, p.ridge_flops_per_byte);
   return buf;
+}
+
+// The line under a roofline that gives the expected time beside it:
+// "  expected    96.2 ms (matmul curve; calibration: built-in: ...)", with
+// `label` padded as the lines above it.
+inline std::string expected_text(const char* label, double expected_s, CostClass c, const ChipCalibration& cal) {
+  return std::string("  ") + label + format_seconds(expected_s) + " (" + std::string(cost_class_name(c)) +
+         " curve; calibration: " + cal.origin + ")\n";
 }
 
 }  // namespace roofline::cli

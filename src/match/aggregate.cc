@@ -82,6 +82,7 @@ void add_totals(const Match& m, const std::vector<OpReport>& ops, const std::map
       s.async_predicted_s += o.predicted_s;
     } else if (o.predicted) {
       s.predicted_s += o.predicted_s;
+      s.expected_s += o.expected_s;
       s.matched_measured_s += o.measured_s;
       s.hardware_flops += o.flops;
       if (!m.ops[i].cost.rematerialised) s.model_flops += o.flops;

@@ -11,7 +11,10 @@
 #include "roofline/format/csv.hpp"
 #include "roofline/hlo/cost.hpp"
 #include "roofline/hlo/shape.hpp"
+#include "roofline/match/op_model.hpp"
+#include "roofline/report/expected.hpp"
 #include "roofline/report/hlo_rows.hpp"
+#include "roofline/report/labels.hpp"
 #include "roofline/report/render.hpp"
 
 namespace roofline {
@@ -46,7 +49,12 @@ std::vector<std::string> report_row(const OpReport& op) {
           if_predicted(op.flop_util), if_predicted(op.bw_util), if_predicted(op.lost_s), if_predicted(op.flops),
           if_predicted(op.hbm_bytes), opt9(op.xla_flops), opt9(op.xla_bytes),
           std::string(match_source_name(op.match)), op.reason, opt9(op.target_predicted_s), op.shapes,
-          if_predicted(op.host_bytes), if_predicted(op.t_host_s)};
+          if_predicted(op.host_bytes), if_predicted(op.t_host_s),
+          // Added with the calibrated expectation: at the end, so that the
+          // columns before keep their places.
+          if_predicted(op.expected_s), p && op.expected_s > 0 ? num9(expected_ratio(op)) : "",
+          if_predicted(op.lost_expected_s), p ? std::string(cost_class_name(op.cost_class)) : "",
+          opt9(op.target_expected_s)};
 }
 
 }  // namespace
@@ -54,7 +62,8 @@ std::vector<std::string> report_row(const OpReport& op) {
 std::string to_csv(const Report& r) {
   CsvWriter csv({"name", "module", "category", "hlo_category", "count", "measured_s", "predicted_s", "t_math_s",
                  "t_hbm_s", "t_ici_s", "bound", "ratio", "flop_util", "bw_util", "lost_s", "flops", "hbm_bytes",
-                 "xla_flops", "xla_bytes", "match", "reason", "target_predicted_s", "shapes", "host_bytes", "t_host_s"});
+                 "xla_flops", "xla_bytes", "match", "reason", "target_predicted_s", "shapes", "host_bytes", "t_host_s",
+                 "expected_s", "expected_ratio", "lost_expected_s", "cost_class", "target_expected_s"});
   for (const OpReport& op : r.ops) csv.add_row(report_row(op));
   return csv.str();
 }
@@ -62,17 +71,23 @@ std::string to_csv(const Report& r) {
 std::string render_csv(const Report& r) { return to_csv(r); }
 
 std::string to_csv(std::span<const HloPredictionRow* const> rows, const Chip& chip) {
+  return to_csv(rows, chip, default_calibration(chip));
+}
+
+std::string to_csv(std::span<const HloPredictionRow* const> rows, const Chip& chip, const ChipCalibration& cal) {
   CsvWriter csv({"name", "opcode", "category", "shape", "computation", "executions", "aggregate", "flops",
                  "transcendentals", "hbm_bytes", "host_bytes", "t_math_s", "t_hbm_s", "t_ici_s", "t_lower_s",
-                 "t_upper_s", "bound", "notes"});
+                 "t_upper_s", "bound", "notes", "expected_s", "cost_class"});
   for (const HloPredictionRow* r : rows) {
     const Prediction& p = r->prediction;
+    const std::optional<double> expected = expected_s(*r, cal);
     csv.add_row({std::string(r->instruction->name), std::string(r->instruction->opcode_name),
                  std::string(category_name(r->cost.category)), to_string(r->instruction->shape),
                  std::string(r->instruction->parent->name), cat(r->executions), r->aggregate ? "true" : "false",
                  cat(p.flops), cat(p.transcendentals), cat(p.hbm_bytes), cat(r->cost.host_bytes), cat(p.t_math_s),
                  cat(p.t_hbm_s), cat(p.t_ici_s), cat(p.t_lower_s), cat(p.t_upper_s), hlo_row_bound(p),
-                 joined(hlo_row_notes(*r, chip), "; ")});
+                 joined(hlo_row_notes(*r, chip), "; "), expected ? cat(*expected) : "",
+                 std::string(cost_class_name(cost_class(r->cost)))});
   }
   return csv.str();
 }

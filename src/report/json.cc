@@ -7,6 +7,7 @@
 #include "roofline/collectives/collective.hpp"
 #include "roofline/hlo/cost.hpp"
 #include "roofline/hlo/shape.hpp"
+#include "roofline/match/op_model.hpp"
 #include "roofline/report/hlo_rows.hpp"
 #include "roofline/sharding/layers.hpp"
 
@@ -120,6 +121,13 @@ Json to_json(const HloPredictionRow& r, const Chip& chip) {
   return j;
 }
 
+Json to_json(const HloPredictionRow& r, const Chip& chip, const ChipCalibration& cal) {
+  Json j = to_json(r, chip);
+  j["expected_s"] = expected_s(r, cal);
+  j["cost_class"] = cost_class_name(cost_class(r.cost));
+  return j;
+}
+
 Json to_json(const CollectiveTime& t) {
   return Json::object({{key(PredictionKey::kTIci), t.t_ici_s},
                        {"t_bandwidth_s", t.t_bandwidth_s},
@@ -144,6 +152,20 @@ Json to_json(const ShardedMatmulStrategy& s) {
                          {"collectives", std::move(collectives)},
                          {"result", s.result}});
   put(j, s.whole, {K::kTMath, K::kTHbm, K::kTIci, K::kTLower, K::kTUpper, K::kBound});
+  return j;
+}
+
+Json to_json(const ShardedMatmulStrategy& s, const ShardedExpected& e) {
+  Json j = to_json(s);
+  j["expected_s"] = e.whole_s;
+  j["local_matmul"]["expected_s"] = e.local_s;
+  Json collectives = Json::array();
+  for (std::size_t i = 0; i < s.collectives.size(); ++i) {
+    Json c = collective_step_json(s.collectives[i]);
+    c["expected_s"] = i < e.collectives_s.size() ? Json(e.collectives_s[i]) : Json();
+    collectives.push_back(std::move(c));
+  }
+  j["collectives"] = std::move(collectives);
   return j;
 }
 

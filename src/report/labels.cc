@@ -17,6 +17,24 @@ std::string op_bound_label(const OpReport& op) {
   return std::string(bound_name(op.bound));
 }
 
+double expected_ratio(const OpReport& op) {
+  return op.predicted && op.expected_s > 0 ? op.measured_s / op.expected_s : 0;
+}
+
+std::string calibration_label(const std::string& origin) {
+  return origin.empty() ? std::string("calibration not recorded") : "calibration: " + origin;
+}
+
+TargetTotals target_totals(const Report& r) {
+  TargetTotals t;
+  for (const OpReport& o : r.ops) {
+    if (o.async) continue;  // as the summary's totals: exposed waits are apart
+    t.predicted_s += o.target_predicted_s.value_or(0);
+    t.expected_s += o.target_expected_s.value_or(0);
+  }
+  return t;
+}
+
 std::string_view cost_source_tag(MatchSource m) {
   switch (m) {
     case MatchSource::kHloModule: return "hlo";

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "roofline/report/labels.hpp"
 #include "roofline/report/rank.hpp"
@@ -114,7 +115,8 @@ std::string roofline_svg(const Report& r) {
          std::to_string(i) + "\" cx=\"" + num(px) + "\" cy=\"" + num(py) + "\" r=\"" + num(rad, 3) +
          "\" style=\"--c:" + bound_color(op.bound) + "\"><title>" + esc(op.name) + " (" +
          esc(op.module) + ")\nmeasured " + esc(format_seconds(op.measured_s)) + ", roofline " +
-         esc(format_seconds(op.predicted_s)) + " (" + num(op.ratio, 3) + "x), " +
+         esc(format_seconds(op.predicted_s)) + " (" + num(op.ratio, 3) + "x), expected " +
+         esc(format_seconds(op.expected_s)) + " (" + num(expected_ratio(op), 3) + "x), " +
          op_bound_label(op) + "-bound</title></circle>\n";
   }
   s += "</svg>\n";
@@ -148,6 +150,7 @@ std::string op_rows(const Report& r) {
     };
     const bool p = op.predicted;
     const bool timed = p && op.predicted_s > 0;  // zero-cost ops have no ratio or bound
+    const bool expected = p && op.expected_s > 0;
     const bool rates = p && !op.async;          // an async wait has no meaningful rates
     // Long C++ kernel names would stretch the table: a short name, the
     // full one on hover.
@@ -161,20 +164,46 @@ std::string op_rows(const Report& r) {
          cell(std::to_string(op.count), std::to_string(op.count)) +
          cell(format_seconds(op.measured_s), num(op.measured_s)) +
          cell(p ? format_seconds(op.predicted_s) : "-", p ? num(op.predicted_s) : "-1") +
+         cell(p ? format_seconds(op.expected_s) : "-", p ? num(op.expected_s) : "-1") +
          cell(timed ? num(op.ratio, 3) + "x" : "-", timed ? num(op.ratio) : "-1") +
+         cell(expected ? num(expected_ratio(op), 3) + "x" : "-", expected ? num(expected_ratio(op)) : "-1") +
          cell(op_bound_label(op), timed ? op_bound_label(op) : "~") +
          cell(p ? format_seconds(op.lost_s) : "-", p ? num(op.lost_s) : "-1") +
+         cell(p ? format_seconds(op.lost_expected_s) : "-", p ? num(op.lost_expected_s) : "-1") +
          cell(rates ? format_percent(op.flop_util) : "-", rates ? num(op.flop_util) : "-1") +
          cell(rates ? format_percent(op.bw_util) : "-", rates ? num(op.bw_util) : "-1") +
          cell(op.xla_flops ? format_si(*op.xla_flops, "FLOP") : "-", num(op.xla_flops.value_or(-1))) +
          cell(p ? format_si(op.flops / std::max<double>(1, static_cast<double>(op.count)), "FLOP") : "-",
               num(p ? op.flops / std::max<double>(1, static_cast<double>(op.count)) : -1)) +
          (with_target ? cell(op.target_predicted_s ? format_seconds(*op.target_predicted_s) : "-",
-                             num(op.target_predicted_s.value_or(-1)))
+                             num(op.target_predicted_s.value_or(-1))) +
+                            cell(op.target_expected_s ? format_seconds(*op.target_expected_s) : "-",
+                                 num(op.target_expected_s.value_or(-1)))
                       : std::string()) +
          cell(p ? "" : op.reason, p ? "" : op.reason) + "</tr>\n";
   }
   return s;
+}
+
+// One ranked list (worth fixing, or lost against the roofline): the op and
+// its three figures; a row links to the op's plot mark and table row.
+std::string ranked_table(const Report& r, const std::vector<const OpReport*>& ops, const char* lost_header,
+                         double OpReport::*lost) {
+  std::string s = "<table class=\"ranked\"><thead><tr><th>op</th><th>measured</th><th>roofline</th>"
+                  "<th>expected</th><th>x roofline</th><th>x expected</th><th>" +
+                  std::string(lost_header) + "</th></tr></thead><tbody>\n";
+  for (const OpReport* op : ops) {
+    const auto index = static_cast<std::size_t>(op - r.ops.data());
+    const std::string shown = short_op_name(op->name, 60);
+    const double x_exp = expected_ratio(*op);
+    s += "<tr data-op=\"" + std::to_string(index) + "\"><td" +
+         (shown == op->name ? std::string() : " title=\"" + esc(op->name) + "\"") + ">" + esc(shown) + "</td><td>" +
+         esc(format_seconds(op->measured_s)) + "</td><td>" + esc(format_seconds(op->predicted_s)) + "</td><td>" +
+         esc(format_seconds(op->expected_s)) + "</td><td>" + (op->ratio > 0 ? num(op->ratio, 3) + "x" : "-") +
+         "</td><td>" + (x_exp > 0 ? num(x_exp, 3) + "x" : "-") + "</td><td>" + esc(format_seconds(op->*lost)) +
+         "</td></tr>\n";
+  }
+  return s + "</tbody></table>\n";
 }
 
 constexpr const char* kStyle = R"css(
@@ -195,7 +224,8 @@ svg{width:100%;height:auto;border:1px solid #e2e8f0;border-radius:6px;background
 table{border-collapse:collapse;width:100%;font-size:12.5px}
 th,td{padding:4px 6px;border-bottom:1px solid #edf2f7;text-align:left;vertical-align:top}
 th{cursor:pointer;background:#f7fafc;position:sticky;top:0}th:hover{background:#edf2f7}
-td:nth-child(n+5):nth-child(-n+14){text-align:right;white-space:nowrap}
+td:nth-child(n+5):nth-child(-n+17){text-align:right;white-space:nowrap}
+.ranked td:nth-child(n+2){text-align:right;white-space:nowrap}.ranked{margin-bottom:8px}
 tr.hot{background:#fefcbf}.none{font-weight:600;color:#c53030}.shape{color:#718096;font-size:11px;word-break:break-all}.notes li{margin:4px 0}
 )css";
 
@@ -218,7 +248,7 @@ constexpr const char* kScript = R"js(
   });
   function hot(id,on){
     var m=document.querySelector('.op-mark[data-op="'+id+'"]');if(m)m.classList.toggle('hot',on);
-    var r=body.querySelector('tr[data-op="'+id+'"]');if(r)r.classList.toggle('hot',on);}
+    document.querySelectorAll('tr[data-op="'+id+'"]').forEach(function(r){r.classList.toggle('hot',on);});}
   document.querySelectorAll('[data-op]').forEach(function(el){
     el.addEventListener('mouseenter',function(){hot(el.dataset.op,true);});
     el.addEventListener('mouseleave',function(){hot(el.dataset.op,false);});});
@@ -228,13 +258,13 @@ constexpr const char* kScript = R"js(
 
 }  // namespace
 
-std::string render_html(const Report& r) {
+std::string render_html(const Report& r, RenderOptions o) {
   const ReportSummary& s = r.summary;
   int predicted = 0;
   for (const OpReport& op : r.ops) predicted += op.predicted;
   const double eff = s.matched_measured_s > 0 ? s.predicted_s / s.matched_measured_s : 0;
-  double target_s = 0;
-  for (const OpReport& op : r.ops) target_s += op.target_predicted_s.value_or(0);
+  const TargetTotals target = target_totals(r);
+  const std::size_t top = static_cast<std::size_t>(std::max(1, o.top));
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                   "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
                   "<title>roofline report: " + esc(r.trace_path) + "</title><style>" + kStyle +
@@ -250,12 +280,22 @@ std::string render_html(const Report& r) {
   };
   h += "<div class=\"kpis\">" + kpi("measured busy", format_seconds(s.measured_s)) +
        kpi("roofline of predicted ops", format_seconds(s.predicted_s)) +
-       kpi("of roofline speed", format_percent(eff)) + kpi("MFU", format_percent(s.mfu)) +
+       kpi("of roofline speed", format_percent(eff)) +
+       kpi("calibrated expected of predicted ops", format_seconds(s.expected_s)) +
+       kpi("measured / expected", s.expected_s > 0 ? num(s.matched_measured_s / s.expected_s, 3) + "x" : "-") +
+       kpi("MFU", format_percent(s.mfu)) +
        kpi("duty cycle", format_percent(s.duty_cycle)) +
        kpi("ops predicted", std::to_string(predicted) + " / " + std::to_string(r.ops.size())) +
-       (r.target_chip.empty() ? std::string() : kpi("roofline on " + r.target_chip, format_seconds(target_s))) +
+       (r.target_chip.empty() ? std::string()
+                              : kpi("roofline on " + r.target_chip, format_seconds(target.predicted_s)) +
+                                    kpi("expected on " + r.target_chip, format_seconds(target.expected_s))) +
        "</div>\n";
   h += "<div class=\"muted\">MFU convention: " + esc(s.mfu_convention) + "</div>\n";
+  h += "<div class=\"muted\" id=\"calibration\">Three figures per op: the roofline lower bound (no kernel is "
+       "faster), the calibrated expected time (what a good kernel of its kind takes on this chip; " +
+       esc(calibration_label(r.calibration)) + ")" +
+       (r.target_chip.empty() ? std::string() : "; on " + esc(r.target_chip) + ": " + esc(calibration_label(r.target_calibration))) +
+       ", and the measured time.</div>\n";
   h += "<h2>Roofline</h2><p class=\"muted\">One point per predicted op at its arithmetic intensity "
        "and achieved FLOP/s, sized by its measured time; colour is the predicted bound "
        "(<span style=\"color:#2b6cb0\">compute</span>, <span style=\"color:#dd6b20\">memory</span>, "
@@ -263,12 +303,22 @@ std::string render_html(const Report& r) {
   // A report built by hand may have no chip figures: no roofs to draw.
   if (r.peak_flops_per_s > 0 && r.hbm_bytes_per_s > 0) h += roofline_svg(r);
   h += "<h2>Where the time went</h2>" + category_bar(r) + "\n";
+  if (predicted > 0) {
+    h += "<h2>Worth fixing</h2><p class=\"muted\">Most time lost against the calibrated expected: lost vs exp = "
+         "measured &minus; expected, summed over occurrences.</p>\n" +
+         ranked_table(r, ops_by_time_lost_expected(r, top), "lost vs exp", &OpReport::lost_expected_s);
+    h += "<h2>Most time lost against the roofline</h2><p class=\"muted\">lost = measured &minus; roofline lower "
+         "bound, summed over occurrences.</p>\n" +
+         ranked_table(r, ops_by_time_lost(r, top), "lost", &OpReport::lost_s);
+  }
   h += "<h2>Ops</h2><p class=\"muted\">Click a column to sort. ratio = measured / roofline lower "
-       "bound; lost = measured &minus; roofline.</p>\n<table id=\"ops\"><thead><tr>"
+       "bound, x expected = measured / calibrated expected; lost = measured &minus; roofline, lost vs exp = "
+       "measured &minus; expected.</p>\n<table id=\"ops\"><thead><tr>"
        "<th>op</th><th>module</th><th>category</th><th>cost from</th><th>count</th><th>measured</th>"
-       "<th>roofline</th><th>ratio</th><th>bound</th><th>lost</th><th>FLOP util</th>"
-       "<th>BW util</th><th>XLA FLOPs/op</th><th>our FLOPs</th>" +
-       (r.target_chip.empty() ? std::string() : "<th>on " + esc(r.target_chip) + "</th>") +
+       "<th>roofline</th><th>expected</th><th>ratio</th><th>x expected</th><th>bound</th><th>lost</th>"
+       "<th>lost vs exp</th><th>FLOP util</th><th>BW util</th><th>XLA FLOPs/op</th><th>our FLOPs</th>" +
+       (r.target_chip.empty() ? std::string()
+                              : "<th>on " + esc(r.target_chip) + "</th><th>expected on " + esc(r.target_chip) + "</th>") +
        "<th>why no prediction</th></tr></thead><tbody>\n" + op_rows(r) + "</tbody></table>\n";
   if (!r.notes.empty()) {
     h += "<h2>Notes</h2><ul class=\"notes\">";

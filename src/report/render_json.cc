@@ -12,7 +12,8 @@ namespace {
 constexpr const char* kPredictedKeys[] = {"predicted_s", "t_math_s",  "t_hbm_s",
                                           "t_ici_s",     "bound",     "ratio",
                                           "flop_util",   "bw_util",   "achieved_flops_per_s",
-                                          "achieved_bytes_per_s", "lost_s"};
+                                          "achieved_bytes_per_s", "lost_s",
+                                          "expected_s", "expected_ratio", "lost_expected_s", "cost_class"};
 
 Json op_json(const OpReport& op) {
   Json j = Json::object({{"name", op.name},
@@ -36,6 +37,7 @@ Json op_json(const OpReport& op) {
                          {"xla_flops", op.xla_flops},
                          {"xla_bytes", op.xla_bytes},
                          {"target_predicted_s", op.target_predicted_s},
+                         {"target_expected_s", op.target_expected_s},
                          {"target_bound", op.target_bound ? Json(bound_name(*op.target_bound)) : Json()}});
   for (const char* k : kPredictedKeys) j[k] = Json();
   if (!op.predicted) return j;
@@ -50,6 +52,10 @@ Json op_json(const OpReport& op) {
   j["achieved_flops_per_s"] = op.achieved_flops_per_s;
   j["achieved_bytes_per_s"] = op.achieved_bytes_per_s;
   j["lost_s"] = op.lost_s;
+  j["expected_s"] = op.expected_s;
+  j["expected_ratio"] = op.expected_s > 0 ? Json(expected_ratio(op)) : Json();
+  j["lost_expected_s"] = op.lost_expected_s;
+  j["cost_class"] = cost_class_name(op.cost_class);
   return j;
 }
 
@@ -78,6 +84,7 @@ Json summary_json(const ReportSummary& s) {
   return Json::object({{"measured_s", s.measured_s},
                        {"wall_s", s.wall_s},
                        {"predicted_s", s.predicted_s},
+                       {"expected_s", s.expected_s},
                        {"matched_measured_s", s.matched_measured_s},
                        {"unmatched_s", s.unmatched_s},
                        {"async_measured_s", s.async_measured_s},
@@ -92,6 +99,13 @@ Json summary_json(const ReportSummary& s) {
                        {"by_category", std::move(by_category)},
                        {"steps", std::move(steps)},
                        {"modules", std::move(modules)}});
+}
+
+// Where the expected times came from, for the chip and the what-if chip.
+Json calibration_json(const Report& r) {
+  const auto origin = [](const std::string& o) { return o.empty() ? Json() : Json(o); };
+  return Json::object({{"origin", origin(r.calibration)},
+                       {"target_origin", r.target_chip.empty() ? Json() : origin(r.target_calibration)}});
 }
 
 }  // namespace
@@ -112,6 +126,7 @@ Json to_json(const Report& r) {
                        {"chip", r.chip},
                        {"chip_source", r.chip_source},
                        {"target_chip", r.target_chip.empty() ? Json() : Json(r.target_chip)},
+                       {"calibration", calibration_json(r)},
                        {"dominant_dtype", r.dominant_dtype},
                        {"peak_flops_per_s", r.peak_flops_per_s},
                        {"hbm_bytes_per_s", r.hbm_bytes_per_s},

@@ -70,29 +70,41 @@ std::string table_markdown(const Table& t) {
   return out;
 }
 
-Table op_table(const std::vector<const OpReport*>& ops, bool with_target) {
+// Which time lost a ranked table shows: against the roofline (what no
+// kernel beats) or against the calibrated expectation (what is worth fixing).
+enum class LostAgainst : unsigned char { kRoofline, kExpected };
+
+// Every op row shows the three figures side by side: measured, the roofline
+// lower bound and the calibrated expected time, and measured over each.
+Table op_table(const std::vector<const OpReport*>& ops, bool with_target, LostAgainst lost) {
   Table t;
-  t.header = {"op", "module", "src", "count", "measured", "roofline", "ratio", "bound", "lost",
-              "FLOP util", "BW util"};
-  t.right = {false, false, false, true, true, true, true, false, true, true, true};
+  t.header = {"op", "module", "src", "count", "measured", "roofline", "expected", "x roofline", "x expected",
+              "bound", lost == LostAgainst::kExpected ? "lost vs exp" : "lost", "FLOP util", "BW util"};
+  t.right = {false, false, false, true, true, true, true, true, true, false, true, true, true};
   if (with_target) {
-    t.header.push_back("on target");
-    t.right.push_back(true);
+    t.header.insert(t.header.end(), {"on target", "exp on target"});
+    t.right.insert(t.right.end(), {true, true});
   }
   for (const OpReport* op : ops) {
+    const bool p = op->predicted;
+    const double lost_s = lost == LostAgainst::kExpected ? op->lost_expected_s : op->lost_s;
     std::vector<std::string> row = {short_op_name(op->name, 48),
                                     clip(op->module, 32),
                                     std::string(cost_source_tag(op->match)),
                                     std::to_string(op->count),
                                     format_seconds(op->measured_s),
-                                    op->predicted ? format_seconds(op->predicted_s) : "-",
-                                    op->predicted ? ratio_text(op->ratio) : "-",
+                                    p ? format_seconds(op->predicted_s) : "-",
+                                    p ? format_seconds(op->expected_s) : "-",
+                                    p ? ratio_text(op->ratio) : "-",
+                                    p ? ratio_text(expected_ratio(*op)) : "-",
                                     op_bound_label(*op),
-                                    op->predicted ? format_seconds(op->lost_s) : "-",
-                                    op->predicted && !op->async ? format_percent(op->flop_util) : "-",
-                                    op->predicted && !op->async ? format_percent(op->bw_util) : "-"};
-    if (with_target)
+                                    p ? format_seconds(lost_s) : "-",
+                                    p && !op->async ? format_percent(op->flop_util) : "-",
+                                    p && !op->async ? format_percent(op->bw_util) : "-"};
+    if (with_target) {
       row.push_back(op->target_predicted_s ? format_seconds(*op->target_predicted_s) : "-");
+      row.push_back(op->target_expected_s ? format_seconds(*op->target_expected_s) : "-");
+    }
     t.rows.push_back(std::move(row));
   }
   return t;
@@ -126,6 +138,10 @@ std::vector<std::string> headline_lines(const Report& r) {
   l.push_back("roofline of the predicted ops " + format_seconds(s.predicted_s) + " vs their measured " +
               format_seconds(s.matched_measured_s) + ": they run at " + format_percent(eff) +
               " of roofline speed");
+  if (s.expected_s > 0)
+    l.push_back("calibrated expected of the same ops " + format_seconds(s.expected_s) + ": measured is " +
+                ratio_text(s.matched_measured_s / s.expected_s) + " the expected (" + calibration_label(r.calibration) +
+                ")");
   if (s.async_predicted_s > 0)
     l.push_back("async transfers (not in the line above): exposed waits " +
                 format_seconds(s.async_measured_s) + " against a transfer roofline of " +
@@ -140,10 +156,11 @@ std::vector<std::string> headline_lines(const Report& r) {
                 format_seconds(s.unmatched_s) + " (listed at the end with the reason)");
   }
   if (!r.target_chip.empty()) {
-    double target = 0;
-    for (const OpReport& o : r.ops) target += o.target_predicted_s.value_or(0);
+    const TargetTotals target = target_totals(r);
     l.push_back("what-if on " + r.target_chip + ": the predicted ops' roofline would be " +
-                format_seconds(target) + " (vs " + format_seconds(s.predicted_s) + " on " + r.chip + ")");
+                format_seconds(target.predicted_s) + " (vs " + format_seconds(s.predicted_s) + " on " + r.chip +
+                "), expected " + format_seconds(target.expected_s) + " (vs " + format_seconds(s.expected_s) + "; " +
+                calibration_label(r.target_calibration) + ")");
   }
   return l;
 }
@@ -187,17 +204,22 @@ std::vector<Section> sections(const Report& r, const RenderOptions& o) {
     out.push_back({"Steps", "", steps});
   }
 
+  out.push_back({"Worth fixing: most time lost against the expected",
+                 "lost vs exp = measured - calibrated expected, summed over occurrences: time a kernel as good as "
+                 "the calibration's would save",
+                 op_table(ops_by_time_lost_expected(r, top), target, LostAgainst::kExpected)});
   out.push_back({"Most time lost against the roofline",
                  "lost = measured - roofline lower bound, summed over occurrences",
-                 op_table(ops_by_time_lost(r, top), target)});
+                 op_table(ops_by_time_lost(r, top), target, LostAgainst::kRoofline)});
   out.push_back({"Furthest below their roofline",
-                 "ratio = measured / roofline; ops under 0.1% of the time are left out",
-                 op_table(ops_furthest_below_roofline(r, top), target)});
+                 "x roofline = measured / roofline, x expected = measured / expected; ops under 0.1% of the time "
+                 "are left out",
+                 op_table(ops_furthest_below_roofline(r, top), target, LostAgainst::kRoofline)});
 
   std::vector<const OpReport*> by_time;
   for (const OpReport& op : r.ops) by_time.push_back(&op);
   if (by_time.size() > top) by_time.resize(top);
-  out.push_back({"Top ops by measured time", std::string(kCostSourceLegend), op_table(by_time, target)});
+  out.push_back({"Top ops by measured time", std::string(kCostSourceLegend), op_table(by_time, target, LostAgainst::kRoofline)});
 
   Table un;
   un.header = {"op", "module", "count", "measured", "why no prediction"};
@@ -265,7 +287,7 @@ std::string render_report(const Report& r, ReportFormat f, RenderOptions o) {
     case ReportFormat::kMarkdown: return render_markdown(r, o);
     case ReportFormat::kJson: return render_json(r);
     case ReportFormat::kCsv: return render_csv(r);
-    case ReportFormat::kHtml: return render_html(r);
+    case ReportFormat::kHtml: return render_html(r, o);
   }
   return {};
 }

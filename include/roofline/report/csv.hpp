@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "roofline/calibration.hpp"
 #include "roofline/chip.hpp"
 #include "roofline/hlo/predict.hpp"
 #include "roofline/report/report.hpp"
@@ -18,8 +19,11 @@ namespace roofline {
 // One row per op of the report, figures with nine significant digits.
 std::string to_csv(const Report& report);
 
-// One row per instruction (`roofline hlo --format csv`), in the order given.
+// One row per instruction (`roofline hlo --format csv`), in the order given,
+// with the expected time of one execution through `cal` (the chip's
+// built-in default_calibration() in the first form).
 std::string to_csv(std::span<const HloPredictionRow* const> rows, const Chip& chip);
+std::string to_csv(std::span<const HloPredictionRow* const> rows, const Chip& chip, const ChipCalibration& cal);
 
 // One row per op of the statistics (`roofline stats --format csv`), `max_ops` at most.
 std::string to_csv(const TraceStats& stats, std::size_t max_ops);

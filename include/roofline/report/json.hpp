@@ -19,6 +19,7 @@
 #include "roofline/format/json.hpp"
 #include "roofline/hlo/predict.hpp"
 #include "roofline/predict.hpp"
+#include "roofline/report/expected.hpp"
 #include "roofline/report/report.hpp"
 #include "roofline/sharding/planner.hpp"
 #include "roofline/sharding/sharded_matmul.hpp"
@@ -57,6 +58,9 @@ Json to_json(const Prediction& p);
 // One row of `roofline hlo`: the instruction, its executions and cost, and
 // notes in the words of hlo_row_notes (roofline/report/hlo_rows.hpp).
 Json to_json(const HloPredictionRow& row, const Chip& chip);
+// The same with the row's calibrated expectation of one execution:
+// "expected_s" (null for an aggregate row) and "cost_class".
+Json to_json(const HloPredictionRow& row, const Chip& chip, const ChipCalibration& cal);
 
 // A collective's time: t_ici_s, t_bandwidth_s, t_latency_s, ici_bytes, hops,
 // bound. `roofline predict collective` adds what it was asked.
@@ -64,6 +68,9 @@ Json to_json(const CollectiveTime& t);
 
 // A sharded matmul's strategy: the local matmul, each collective, the whole.
 Json to_json(const ShardedMatmulStrategy& s);
+// The same with "expected_s" in the local matmul, each collective and the
+// whole (`roofline predict EXPR`; roofline/report/expected.hpp).
+Json to_json(const ShardedMatmulStrategy& s, const ShardedExpected& expected);
 
 // A ranked candidate of `roofline plan` (rank 0: the closest miss).
 Json to_json(const PlanCandidate& c, int rank);

@@ -31,6 +31,24 @@ inline constexpr std::string_view kCostSourceLegend =
 // it already fits.
 std::string short_op_name(std::string_view name, std::size_t max);
 
+// measured / calibrated expected (>= 1: slower than a kernel as good as the
+// calibration's), 0 when the op has no expected time (not predicted, or no
+// work): shown as "-".
+double expected_ratio(const OpReport& op);
+
+// Where a report's expected times came from, as one phrase for a headline
+// or an HTML caption: "calibration: built-in: published measurements (...)";
+// "calibration not recorded" for a Report built by hand without one.
+std::string calibration_label(const std::string& origin);
+
+// The predicted ops' totals on the what-if chip (--target-chip): roofline
+// and expected, summed over the ops that have them.
+struct TargetTotals {
+  double predicted_s = 0;
+  double expected_s = 0;
+};
+TargetTotals target_totals(const Report& report);
+
 // When no op of the report has a prediction: the headline that says so and
 // why ("nothing could be predicted: 12 ops, 3.2 ms; main reasons: ..."),
 // the reasons ranked by the measured time they cover. Empty otherwise.

@@ -1,5 +1,7 @@
-// The two ranked lists a reader wants first: where the most time went
-// against the roofline, and which ops are furthest below it.
+// The ranked lists a reader wants first: what is worth fixing (the most
+// time lost against the calibrated expectation: what a tuned kernel of that
+// kind reaches on the chip), where the most time went against the roofline
+// (what no kernel can beat), and which ops are furthest below it.
 #pragma once
 
 #include <algorithm>
@@ -16,6 +18,20 @@ inline std::vector<const OpReport*> ops_by_time_lost(const Report& r, std::size_
     if (op.predicted) out.push_back(&op);
   std::stable_sort(out.begin(), out.end(),
                    [](const OpReport* a, const OpReport* b) { return a->lost_s > b->lost_s; });
+  if (out.size() > n) out.resize(n);
+  return out;
+}
+
+// Ops with a prediction, most time lost against the calibrated expectation
+// (measured - expected) first: the ops worth fixing. An op lost against its
+// roofline may be as fast as that kind of kernel gets on the chip; one lost
+// against its expectation is slower than it should be.
+inline std::vector<const OpReport*> ops_by_time_lost_expected(const Report& r, std::size_t n) {
+  std::vector<const OpReport*> out;
+  for (const OpReport& op : r.ops)
+    if (op.predicted) out.push_back(&op);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const OpReport* a, const OpReport* b) { return a->lost_expected_s > b->lost_expected_s; });
   if (out.size() > n) out.resize(n);
   return out;
 }

@@ -17,7 +17,7 @@ enum class ReportFormat : unsigned char { kText, kMarkdown, kJson, kCsv, kHtml }
 std::optional<ReportFormat> parse_report_format(std::string_view name);  // text|md|json|csv|html
 
 struct RenderOptions {
-  int top = 15;  // rows in the ranked lists of text and Markdown (JSON/CSV/HTML list every op)
+  int top = 15;  // rows in the ranked lists of text, Markdown and HTML (JSON/CSV list every op)
 };
 
 std::string render_report(const Report& report, ReportFormat format, RenderOptions options = {});
@@ -25,6 +25,6 @@ std::string render_text(const Report& report, RenderOptions options = {});
 std::string render_markdown(const Report& report, RenderOptions options = {});
 std::string render_json(const Report& report);
 std::string render_csv(const Report& report);
-std::string render_html(const Report& report);
+std::string render_html(const Report& report, RenderOptions options = {});
 
 }  // namespace roofline

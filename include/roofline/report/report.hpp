@@ -128,6 +128,7 @@ struct ReportSummary {
   double measured_s = 0;      // device busy time (at least one op running)
   double wall_s = 0;          // first op start to last op end, per device
   double predicted_s = 0;     // sum of predicted lower bounds (matched ops)
+  double expected_s = 0;      // sum of their calibrated expected times (the same ops)
   double matched_measured_s = 0;  // measured time of the ops that have a prediction
   double unmatched_s = 0;
   double async_measured_s = 0;    // exposed waits of async transfers (-done ops)
