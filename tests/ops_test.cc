@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include <catch2/catch.hpp>
@@ -210,7 +211,12 @@ TEST_CASE("memory tiers: an op that fits in a GPU's L2 is timed at L2 bandwidth"
   const roofline::Prediction spills = roofline::make_prediction(589'824, 7'077'888, 0, 0, DType::kF32, v100);
   CHECK(spills.memory_tier == roofline::kHbmTier);
   CHECK(roofline::memory_tier_name(spills.memory_tier, v100) == "hbm");
-  CHECK(spills.t_hbm_s == Approx(7'077'888.0 / 9e11));
+  // Past the 6.144 MB L2, at most its capacity is served there: max((bytes -
+  // L2) / HBM, bytes / L2) = max(1.04 us, 2.26 us), not 7'077'888 / 9e11 = 7.86 us.
+  CHECK(spills.t_hbm_s == Approx(std::max((7'077'888.0 - 6.144e6) / 9e11, 7'077'888.0 / 3.133e12)));
+  CHECK(spills.memory_bytes_per_s == Approx(3.133e12));
+  // Far past it the rate tends to HBM's: 1 GB is timed (1e9 - 6.144e6) / 9e11.
+  CHECK(roofline::make_prediction(0, 1e9, 0, 0, DType::kF32, v100).t_hbm_s == Approx((1e9 - 6.144e6) / 9e11));
 
   // Exactly the L2's capacity still fits; one byte more does not.
   CHECK(roofline::select_memory_tier(v100, 6.144e6).tier == fits.memory_tier);
@@ -250,8 +256,10 @@ TEST_CASE("memory tiers: a sum over tiers is mixed, at its effective rate") {
   roofline::settle_sum(mixed, DType::kF32, roofline::select_peak(v100, roofline::PeakClass::kFp32), v100);
   CHECK(mixed.memory_tier == roofline::kMixedTiers);
   CHECK(roofline::memory_tier_name(mixed.memory_tier, v100) == "mixed");
-  // 1.02e8 B in 3 x 4e6 / 3.133e12 + 9e7 / 9e11 s = 1.0383e-4 s: 9.8236e11 B/s.
-  CHECK(mixed.t_hbm_s == Approx(3 * 4e6 / 3.133e12 + 9e7 / 9e11));
-  CHECK(mixed.memory_bytes_per_s == Approx(1.02e8 / (3 * 4e6 / 3.133e12 + 9e7 / 9e11)));
+  // 1.02e8 B in 3 x 4e6 / 3.133e12 + (9e7 - 6.144e6) / 9e11 s (the 9e7 B op
+  // past L2, select_memory_tier) = 9.700e-5 s: 1.0515e12 B/s.
+  const double t = 3 * 4e6 / 3.133e12 + (9e7 - 6.144e6) / 9e11;
+  CHECK(mixed.t_hbm_s == Approx(t));
+  CHECK(mixed.memory_bytes_per_s == Approx(1.02e8 / t));
   CHECK(mixed.ridge_flops_per_byte == Approx(1.57e13 / mixed.memory_bytes_per_s));
 }
