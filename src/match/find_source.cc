@@ -53,6 +53,16 @@ CostSource cost_from_copy(std::string_view name, std::int64_t bytes) {
   return c;
 }
 
+// The names of the kernels a PyTorch op launched, one a line, the
+// longest-running first: what cost_from_input_dims reads the algorithm from
+// (TF32 tensor cores, Winograd, FFT).
+std::string kernel_names(const Trace& trace, const OpGroup& group) {
+  std::string names = trace.ops[group.op].name;
+  for (const auto& [kernel, occurrences] : group.per_kernel)
+    if (kernel != group.op) names += "\n" + trace.ops[kernel].name;
+  return names;
+}
+
 // An XLA op: its HLO instruction when one of the modules has it, else
 // XLA's recorded figures.
 CostSource find_xla_source(const OpInfo& op, HloModuleIndex& modules) {
@@ -78,7 +88,8 @@ CostSource find_cost_source(const Trace& trace, const OpGroup& group, HloModuleI
   const bool transfer = op.category == "gpu_memcpy" || op.category == "gpu_memset" || op.category == "memcpy";
   if (group.call != kNoCall && !transfer) {
     const CallInfo& call = trace.calls[group.call];
-    CostSource c = call.collective.empty() ? cost_from_input_dims(call, op.name) : cost_from_collective_args(call);
+    CostSource c = call.collective.empty() ? cost_from_input_dims(call, kernel_names(trace, group), trace.calls)
+                                           : cost_from_collective_args(call);
     if (c.model || !has_xla_figures(op)) return c;
     return cost_from_xla_stats(op);
   }

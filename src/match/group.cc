@@ -11,9 +11,17 @@ namespace {
 
 using detail::cat;
 
+// An XLA op is its instruction. A PyTorch kernel launched by a framework
+// op (not a copy, a fill or a collective, whose calls carry their own
+// bytes or message) is grouped with every kernel that op launched on the
+// same shapes: cuBLAS split-K's GEMM and reduction, cuDNN's transpose and
+// convolution are one op, costed once.
 std::string group_key(const Trace& t, const Event& e) {
   const OpInfo& op = t.ops[e.op];
   if (is_xla_op(op)) return cat("x|", op.module, "|", op.program_id.value_or(0), "|", op.name);
+  if (e.call != kNoCall && op.category == "kernel" && t.calls[e.call].collective.empty() &&
+      !t.calls[e.call].launcher.empty())
+    return cat("c|", e.call);
   return cat("e|", e.op, "|", e.call);
 }
 
@@ -22,6 +30,10 @@ std::string group_key(const Trace& t, const Event& e) {
 bool is_xla_op(const OpInfo& op) { return !op.module.empty() || op.program_id.has_value(); }
 
 std::int64_t OpGroup::count() const {
+  // Several kernels: the runs of the one with the most time (cuDNN
+  // transposes input and weight, two launches of one kernel per run).
+  if (per_kernel.size() > 1)
+    if (auto it = per_kernel.find(op); it != per_kernel.end()) return it->second;
   std::int64_t n = 0;
   for (const auto& [kernel, occurrences] : per_kernel) n = std::max(n, occurrences);
   return n;
@@ -58,10 +70,17 @@ OpGroups group_ops(const Trace& trace, std::span<const std::size_t> devices) {
       }
       OpGroup& g = out.groups[it->second];
       g.per_kernel[e.op] += 1;
+      g.per_kernel_ps[e.op] += e.self_ps;
       g.self_ps += e.self_ps;
       g.samples_ps.push_back(e.self_ps);
       out.event_group[di][ei] = static_cast<std::int32_t>(it->second);
     }
+  }
+  // A group of several kernels is named after the one that ran longest.
+  for (OpGroup& g : out.groups) {
+    if (g.per_kernel_ps.size() < 2) continue;
+    g.op = std::max_element(g.per_kernel_ps.begin(), g.per_kernel_ps.end(),
+                            [](const auto& a, const auto& b) { return a.second < b.second; })->first;
   }
   return out;
 }

@@ -19,6 +19,12 @@ Prediction predict(const MatmulModel& m, const Chip& chip) {
   return p;
 }
 
+Prediction predict(const ConvolutionModel& m, const Chip& chip) {
+  const PeakChoice peak = m.peak == MatmulPeak::kTf32TensorCores ? select_peak(chip, PeakClass::kTf32)
+                                                                  : select_peak(chip, peak_class(m.dtype));
+  return make_prediction(m.flops, m.read_bytes + m.written_bytes, 0, 0, m.dtype, peak, chip);
+}
+
 CostClass cost_class(const HloCost& cost) {
   if (cost.host_bytes > 0) return CostClass::kHostLink;
   if (cost.collective) return CostClass::kCollective;
@@ -37,6 +43,7 @@ struct ClassOf {
   CostClass operator()(const LoopContainerModel&) const { return CostClass::kMemory; }
   CostClass operator()(const MatmulModel&) const { return CostClass::kMatmul; }
   CostClass operator()(const AttentionModel&) const { return CostClass::kMatmul; }
+  CostClass operator()(const ConvolutionModel&) const { return CostClass::kMatmul; }
   CostClass operator()(const ElementwiseModel&) const { return CostClass::kMemory; }
   CostClass operator()(const CollectiveModel&) const { return CostClass::kCollective; }
   CostClass operator()(const XlaStatsModel& m) const {

@@ -53,7 +53,10 @@ Scalar EventFields::*arg_field(std::string_view k) {
       if (is(k, "correlation_id")) return &EventFields::correlation;
       if (is(k, "Out msg nelems")) return &EventFields::out_msg;
       return nullptr;
-    case 15: return is(k, "Collective name") ? &EventFields::collective : nullptr;
+    case 15:
+      if (is(k, "Collective name")) return &EventFields::collective;
+      if (is(k, "Concrete Inputs")) return &EventFields::concrete_inputs;
+      return nullptr;
     case 17: return is(k, "shape_with_layout") ? &EventFields::shape_with_layout : nullptr;
     case 18: return is(k, "Process Group Name") ? &EventFields::pg_name : nullptr;
     default: return nullptr;

@@ -31,7 +31,7 @@ struct EventFields {
   // args
   Scalar a_name, a_labels, long_name, hlo_category, hlo_module, hlo_op, program_id, flops,
       model_flops, bytes_accessed, shape_with_layout, tf_op, source, correlation, external_id,
-      in_msg, out_msg, group_size, collective, dtype, pg_name, input_dims, input_types, step_name,
+      in_msg, out_msg, group_size, collective, dtype, pg_name, input_dims, input_types, concrete_inputs, step_name,
       copy_bytes,  // a gpu_memcpy / gpu_memset's "bytes"
       device_ordinal;  // an XLA:CPU thunk's virtual device
 };

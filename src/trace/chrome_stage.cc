@@ -127,6 +127,7 @@ void ChromeStager::stage_cpu_op(const EventFields& f, const TimedEvent& t, std::
   c.launcher = std::string(f.name);
   if (f.input_dims.present()) append_compact_json(c.input_dims, f.input_dims.text);
   if (f.input_types.present()) append_compact_json(c.input_types, f.input_types.text);
+  if (f.concrete_inputs.present()) append_compact_json(c.concrete_inputs, f.concrete_inputs.text);
   std::vector<CpuOpSpan>& spans = staging_.lines[line].cpu_ops;
   if (e.external_id != 0)
     staging_.launches.cpu_op_by_external[e.external_id] = {line, static_cast<std::uint32_t>(spans.size())};

@@ -150,7 +150,7 @@ std::uint32_t TraceBuilder::intern_op(OpInfo op) {
 
 std::uint32_t TraceBuilder::intern_call(CallInfo c) {
   key_.clear();
-  for (const std::string* s : {&c.launcher, &c.input_dims, &c.input_types, &c.collective,
+  for (const std::string* s : {&c.launcher, &c.input_dims, &c.input_types, &c.concrete_inputs, &c.collective,
                                &c.dtype, &c.process_group})
     key_.append(*s).push_back('\x1f');
   for (const auto* v : {&c.in_msg_nelems, &c.out_msg_nelems, &c.group_size, &c.copy_bytes}) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -46,9 +47,15 @@ struct CostSource {
 // transfer, a -start with a -done nothing.
 CostSource cost_from_hlo(const HloInstruction& instruction);
 
-// A PyTorch kernel from its launching aten op, Input Dims and Input type.
-// `kernel` is the kernel's own name (it tells a TF32 GEMM from an fp32 one).
-CostSource cost_from_input_dims(const CallInfo& call, std::string_view kernel);
+// A PyTorch kernel from its launching aten op, Input Dims, Input type and
+// Concrete Inputs. `kernel` is the kernel's own name, or the names of all
+// the kernels the op launched, one a line: they tell a TF32 GEMM from an
+// fp32 one, a Winograd or FFT convolution from a direct one.
+// `trace_calls`, every call of the trace, lets a convolution find the shapes
+// its own call lacks in another: a forward's output in the backward of the
+// same input and weight, a backward's weight in its forward.
+CostSource cost_from_input_dims(const CallInfo& call, std::string_view kernel,
+                                std::span<const CallInfo> trace_calls = {});
 
 // An NCCL / RCCL kernel from its collective args.
 CostSource cost_from_collective_args(const CallInfo& call);

@@ -1,7 +1,9 @@
 // The second step of the match: the op events of the selected devices,
 // grouped into ops. An XLA op is one (HLO module, program id, instruction);
-// a PyTorch kernel is one (kernel, launching op and its Input Dims), so the
-// same kernel launched on two shapes is two ops.
+// a PyTorch op is one launching op and its Input Dims, with all the kernels
+// it launched (cuBLAS split-K: GEMM and reduction; cuDNN: transpose and
+// convolution), so one framework op is costed once and the same op on two
+// shapes is two ops. Copies, fills and collectives stay one kernel each.
 #pragma once
 
 #include <cstddef>
@@ -17,14 +19,16 @@ namespace roofline {
 
 // All occurrences of one op on the selected devices.
 struct OpGroup {
-  std::uint32_t op = 0;          // the first OpInfo seen (with several kernels, one of them)
+  std::uint32_t op = 0;          // the OpInfo (with several kernels, the one with the most time)
   std::uint32_t call = kNoCall;  // PyTorch kernels: the launching op and its shapes
-  std::map<std::uint32_t, std::int64_t> per_kernel = {};  // OpInfo -> occurrences
+  std::map<std::uint32_t, std::int64_t> per_kernel = {};     // OpInfo -> occurrences
+  std::map<std::uint32_t, std::int64_t> per_kernel_ps = {};  // OpInfo -> self time
   std::int64_t self_ps = 0;
   std::vector<std::int64_t> samples_ps = {};  // self time of each event (per kernel, not per op run)
   bool xla = false;                      // an XLA op (it names a module or a program)
 
-  // Occurrences: those of its most frequent kernel.
+  // Occurrences: those of `op` with several kernels (the kernel with the
+  // most time runs once a run), else of its most frequent kernel.
   std::int64_t count() const;
   // Median self time of one occurrence, in seconds; the mean run for an op
   // that runs as several kernels (it has no per-run samples).

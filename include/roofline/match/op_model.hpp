@@ -66,21 +66,50 @@ struct MatmulModel {
 
 enum class AttentionPass : unsigned char { kForward, kBackward };
 
+// Which query-key pairs an attention kernel scores.
+enum class AttentionMask : unsigned char {
+  kFull,           // every one of T x S: no mask, or masking unknown (the op's reason says which)
+  kCausalTopLeft,  // query i sees keys 0..i (PyTorch's is_causal; S(S+1)/2 pairs when T == S)
+  kCausalBottomRight,  // query i sees keys 0..i+S-T (FlashAttention 2 with T != S)
+  // is_causal without saying which alignment: the fewer pairs of the two,
+  // so that the bound stays a bound (the same when T == S).
+  kCausalEither,
+};
+
+// Query-key pairs scored per (batch, head): T x S, or under a causal mask
+// the sum over the T queries of the keys each sees.
+inline double attended_pairs(std::int64_t t, std::int64_t s, AttentionMask mask) {
+  const double T = static_cast<double>(t), S = static_cast<double>(s);
+  // Top-left: query i sees min(i + 1, S) keys.
+  const double top_left = T <= S ? T * (T + 1) / 2 : S * (S + 1) / 2 + (T - S) * S;
+  // Bottom-right: query i sees min(max(i + 1 + S - T, 0), S) keys.
+  const double bottom_right = T <= S ? T * S - T * (T - 1) / 2 : S * (S + 1) / 2;
+  switch (mask) {
+    case AttentionMask::kFull: return T * S;
+    case AttentionMask::kCausalTopLeft: return top_left;
+    case AttentionMask::kCausalBottomRight: return bottom_right;
+    case AttentionMask::kCausalEither: return top_left < bottom_right ? top_left : bottom_right;
+  }
+  return T * S;
+}
+
 // A PyTorch attention kernel (flash / efficient / cuDNN / SDPA) from the
-// shapes of Q and K. FLOPs are those of QK^T and PV over the full T x S
-// score matrix, 4*B*H*T*S*D forward, twice that backward (the scaling
-// book's convention; a causal kernel does about half, FlashAttention's
-// recompute adds a matmul we do not count). Bytes: Q, K, V read and O
-// written once forward; backward also reads dO and writes dQ, dK, dV.
+// shapes of Q and K. FLOPs are those of QK^T and PV over the pairs scored
+// (attended_pairs: T x S, or about half under a causal mask), 4*B*H*pairs*D
+// forward, twice that backward (the scaling book's convention;
+// FlashAttention's recompute adds a matmul we do not count). Bytes: Q, K, V
+// read and O written once forward; backward also reads dO and writes dQ,
+// dK, dV.
 struct AttentionModel {
   std::int64_t batch = 0, heads = 0, q_len = 0, kv_len = 0, head_dim = 0;
   std::int64_t q_elements = 0;   // elements of Q (and of O)
   std::int64_t kv_elements = 0;  // elements of K (and of V)
   AttentionPass pass = AttentionPass::kForward;
   DType dtype = DType::kBF16;
+  AttentionMask mask = AttentionMask::kFull;
 
   double flops() const {
-    const double forward = 4.0 * batch * heads * q_len * kv_len * head_dim;
+    const double forward = 4.0 * batch * heads * attended_pairs(q_len, kv_len, mask) * head_dim;
     return pass == AttentionPass::kBackward ? 2 * forward : forward;
   }
   double hbm_bytes() const {
@@ -94,6 +123,18 @@ struct AttentionModel {
     const double o = static_cast<double>(q_elements) * bytes_per_element(dtype);
     return pass == AttentionPass::kBackward ? 2 * (qkv + o) : qkv + o;
   }
+};
+
+// A PyTorch convolution (forward, or one of its backward passes) from its
+// Input Dims: 2 * N * Cout * (output positions) * Cin/groups * (kernel
+// positions) FLOPs per pass, and the tensors it reads and writes, each once
+// (docs/report.md, "Bytes an op moves"). A matrix-unit op, like a GEMM.
+struct ConvolutionModel {
+  double flops = 0;
+  double read_bytes = 0;
+  double written_bytes = 0;
+  DType dtype = DType::kF32;
+  MatmulPeak peak = MatmulPeak::kComputeDtype;
 };
 
 // An element-wise, normalisation, reduction, copy or other memory-bound
@@ -139,8 +180,8 @@ struct HostTransferModel {
   double bytes = 0;
 };
 
-using OpModel = std::variant<HloModel, AsyncStartModel, LoopContainerModel, MatmulModel, AttentionModel, ElementwiseModel,
-                             CollectiveModel, XlaStatsModel, HostTransferModel>;
+using OpModel = std::variant<HloModel, AsyncStartModel, LoopContainerModel, MatmulModel, AttentionModel,
+                             ConvolutionModel, ElementwiseModel, CollectiveModel, XlaStatsModel, HostTransferModel>;
 
 // The roofline of one occurrence of each model on `chip`.
 inline Prediction predict(const HloModel& m, const Chip& chip) { return predict(*m.instruction, chip); }
@@ -155,6 +196,10 @@ Prediction predict(const MatmulModel& m, const Chip& chip);
 inline Prediction predict(const AttentionModel& m, const Chip& chip) {
   return predict(CostedOp{.flops = m.flops(), .hbm_bytes = m.hbm_bytes(), .dtype = m.dtype}, chip);
 }
+
+// Defined in src/match/op_model.cc: an fp32 convolution on TF32 tensor
+// cores picks its own peak, as a GEMM does.
+Prediction predict(const ConvolutionModel& m, const Chip& chip);
 
 inline Prediction predict(const ElementwiseModel& m, const Chip& chip) {
   return predict(CostedOp{.flops = m.flops, .hbm_bytes = m.read_bytes + m.written_bytes, .dtype = m.dtype},

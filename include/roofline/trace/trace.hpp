@@ -97,6 +97,9 @@ struct CallInfo {
   std::string launcher;      // cpu_op name ("aten::mm")
   std::string input_dims;    // its "Input Dims" as compact JSON ("[[8944,1024],[1024,2816]]")
   std::string input_types;   // its "Input type" as compact JSON
+  // Its "Concrete Inputs" as compact JSON (newer PyTorch): the values of
+  // scalar arguments as strings, "" for tensors (is_causal, stride, dim).
+  std::string concrete_inputs;
   std::string collective;    // NCCL/RCCL "Collective name" ("allreduce")
   std::optional<std::int64_t> in_msg_nelems;
   std::optional<std::int64_t> out_msg_nelems;
