@@ -108,7 +108,7 @@ constexpr MaskArg kMaskArgs[] = {
 };
 
 struct Masking {
-  AttentionMask mask = AttentionMask::kFull;
+  AttentionKernelMask mask = AttentionKernelMask::kFull;
   std::string note;
 };
 
@@ -119,20 +119,20 @@ struct Masking {
 Masking masking(const std::string& op, const Inputs& in) {
   // SDPA with an explicit attn_mask (argument 3) scores what the mask says.
   if (op == "aten::scaled_dot_product_attention" && in.tensor(3))
-    return {AttentionMask::kFull, "an explicit attn_mask: full T×S counted"};
+    return {AttentionKernelMask::kFull, "an explicit attn_mask: full T×S counted"};
   for (const MaskArg& m : kMaskArgs) {
     if (op != m.op) continue;
     if (m.mask_type) {
       const std::optional<std::int64_t> t = in.integer(m.at);
-      if (t == 0) return {AttentionMask::kFull, "no mask (trace): full T×S counted"};
-      if (t == 1) return {AttentionMask::kCausalTopLeft, "causal (trace): lower triangle counted"};
-      if (t == 2) return {AttentionMask::kCausalBottomRight, "causal (trace): lower triangle counted"};
+      if (t == 0) return {AttentionKernelMask::kFull, "no mask (trace): full T×S counted"};
+      if (t == 1) return {AttentionKernelMask::kCausalTopLeft, "causal (trace): lower triangle counted"};
+      if (t == 2) return {AttentionKernelMask::kCausalBottomRight, "causal (trace): lower triangle counted"};
     } else if (const std::optional<bool> causal = in.boolean(m.at)) {
-      if (*causal) return {AttentionMask::kCausalEither, "causal (trace): lower triangle counted"};
-      return {AttentionMask::kFull, "not causal (trace): full T×S counted"};
+      if (*causal) return {AttentionKernelMask::kCausalEither, "causal (trace): lower triangle counted"};
+      return {AttentionKernelMask::kFull, "not causal (trace): full T×S counted"};
     }
   }
-  return {AttentionMask::kFull, "masking unknown: full T×S counted"};
+  return {AttentionKernelMask::kFull, "masking unknown: full T×S counted"};
 }
 
 // Attention kernels (AttentionModel says what is counted). SDPA-style ops

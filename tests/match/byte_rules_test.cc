@@ -136,8 +136,8 @@ TEST_CASE("attention: is_causal from Concrete Inputs halves the scores; unknown 
   CHECK_THAT(unknown.note, Catch::EndsWith("masking unknown: full T×S counted"));
   // Causal with T != S: PyTorch aligns top left, FlashAttention bottom
   // right; the fewer pairs. T=2, S=4: top left 1 + 2 = 3, bottom right 3 + 4 = 7.
-  CHECK(roofline::attended_pairs(2, 4, roofline::AttentionMask::kCausalEither) == 3);
-  CHECK(roofline::attended_pairs(2, 4, roofline::AttentionMask::kCausalBottomRight) == 7);
+  CHECK(roofline::attended_pairs(2, 4, roofline::AttentionKernelMask::kCausalEither) == 3);
+  CHECK(roofline::attended_pairs(2, 4, roofline::AttentionKernelMask::kCausalBottomRight) == 7);
 }
 
 TEST_CASE("convolution: FLOPs from the output's extent, found in its backward when the trace has no strides") {

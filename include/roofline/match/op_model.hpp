@@ -67,7 +67,7 @@ struct MatmulModel {
 enum class AttentionPass : unsigned char { kForward, kBackward };
 
 // Which query-key pairs an attention kernel scores.
-enum class AttentionMask : unsigned char {
+enum class AttentionKernelMask : unsigned char {
   kFull,           // every one of T x S: no mask, or masking unknown (the op's reason says which)
   kCausalTopLeft,  // query i sees keys 0..i (PyTorch's is_causal; S(S+1)/2 pairs when T == S)
   kCausalBottomRight,  // query i sees keys 0..i+S-T (FlashAttention 2 with T != S)
@@ -78,17 +78,17 @@ enum class AttentionMask : unsigned char {
 
 // Query-key pairs scored per (batch, head): T x S, or under a causal mask
 // the sum over the T queries of the keys each sees.
-inline double attended_pairs(std::int64_t t, std::int64_t s, AttentionMask mask) {
+inline double attended_pairs(std::int64_t t, std::int64_t s, AttentionKernelMask mask) {
   const double T = static_cast<double>(t), S = static_cast<double>(s);
   // Top-left: query i sees min(i + 1, S) keys.
   const double top_left = T <= S ? T * (T + 1) / 2 : S * (S + 1) / 2 + (T - S) * S;
   // Bottom-right: query i sees min(max(i + 1 + S - T, 0), S) keys.
   const double bottom_right = T <= S ? T * S - T * (T - 1) / 2 : S * (S + 1) / 2;
   switch (mask) {
-    case AttentionMask::kFull: return T * S;
-    case AttentionMask::kCausalTopLeft: return top_left;
-    case AttentionMask::kCausalBottomRight: return bottom_right;
-    case AttentionMask::kCausalEither: return top_left < bottom_right ? top_left : bottom_right;
+    case AttentionKernelMask::kFull: return T * S;
+    case AttentionKernelMask::kCausalTopLeft: return top_left;
+    case AttentionKernelMask::kCausalBottomRight: return bottom_right;
+    case AttentionKernelMask::kCausalEither: return top_left < bottom_right ? top_left : bottom_right;
   }
   return T * S;
 }
@@ -106,7 +106,7 @@ struct AttentionModel {
   std::int64_t kv_elements = 0;  // elements of K (and of V)
   AttentionPass pass = AttentionPass::kForward;
   DType dtype = DType::kBF16;
-  AttentionMask mask = AttentionMask::kFull;
+  AttentionKernelMask mask = AttentionKernelMask::kFull;
 
   double flops() const {
     const double forward = 4.0 * batch * heads * attended_pairs(q_len, kv_len, mask) * head_dim;
