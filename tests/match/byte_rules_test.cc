@@ -219,7 +219,7 @@ TEST_CASE("group: the kernels one framework op launched are one op, costed once"
   CHECK(r->ops[0].flops == 2 * 2.0 * 32 * 2048 * 1000);
 }
 
-TEST_CASE("real V100 ResNet-50: convolutions and norms predicted; bounds above the measured median are L2-sized or expanded views") {
+TEST_CASE("real V100 ResNet-50: convolutions and norms predicted; no bound above the measured median") {
   const roofline::Report r = roofline::testing::report_of("kineto/v100_resnet50_worker0.pt.trace.json.gz");
   double busy = 0, predicted = 0;
   for (const roofline::OpReport& op : r.ops) {
@@ -230,16 +230,12 @@ TEST_CASE("real V100 ResNet-50: convolutions and norms predicted; bounds above t
     const double bound = op.predicted_s / static_cast<double>(op.count);
     if (bound <= op.median_s) continue;
     INFO(op.module << " " << op.shapes << " " << op.reason << ": bound/median " << bound / op.median_s);
-    // Measured before this change: 82% of busy time unpredicted, splitKreduce
-    // 3.2-4.8x its bound. Now every op over its bound is element-wise, at
-    // most 1.43x over, and moves at most 12.9 MB in all: operands of at most
-    // 6.4 MB, about the V100's 6 MB L2, mostly written by the op before
-    // (the optimizer's updates of one weight, relu on a batch norm's
-    // output); or it is MeanBackward's division of an expanded
-    // [32,2048,1,1] view that Input Dims shows at [32,2048,7,7].
-    CHECK(op.hlo_category == "elementwise");
-    CHECK(bound / op.median_s < 1.5);
-    CHECK((op.hbm_bytes / static_cast<double>(op.count) <= 12.9e6 || op.shapes == "[[32,2048,7,7],[]]"));
+    // Measured before issue 11: 82% of busy time unpredicted, splitKreduce
+    // 3.2-4.8x its bound, optimizer add_ 1.1-1.4x. With one cost per
+    // framework op, the byte rules and a cache's partial service of working
+    // sets a little larger than L2 (select_memory_tier), no op of this
+    // trace is over its bound.
+    CHECK(bound <= op.median_s);
   }
   // Measured: 99.85% of busy time predicted.
   CHECK(predicted / busy > 0.99);
