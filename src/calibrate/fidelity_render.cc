@@ -5,6 +5,7 @@
 #include "roofline/calibrate/fidelity.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/json.hpp"
+#include "roofline/format/markdown.hpp"
 #include "roofline/format/text_table.hpp"
 #include "roofline/format/units.hpp"
 
@@ -86,41 +87,17 @@ std::string text(const FidelityResult& r) {
   return out;
 }
 
-std::string md_cell(std::string s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
-  }
-  return out;
-}
-
-std::string md_table(const std::vector<std::string>& titles, const std::vector<std::vector<std::string>>& rows) {
-  std::string out = "|";
-  for (const auto& t : titles) out += " " + t + " |";
-  out += "\n|";
-  for (std::size_t i = 0; i < titles.size(); ++i) out += "---|";
-  out += "\n";
-  for (const auto& row : rows) {
-    out += "|";
-    for (const auto& c : row) out += " " + md_cell(c) + " |";
-    out += "\n";
-  }
-  return out;
-}
-
 std::string markdown(const FidelityResult& r) {
   std::string out = header(r, "\n\n");
-  out += md_table(kRowTitles, all_rows(r));
+  out += markdown_table(kRowTitles, all_rows(r));
   if (!r.bounds_above.empty()) {
     std::vector<std::vector<std::string>> rows;
     for (const BoundAbove& b : r.bounds_above) rows.push_back(bound_cells(b));
-    out += "\nLower bounds above the measured median:\n\n" + md_table(kBoundTitles, rows);
+    out += "\nLower bounds above the measured median:\n\n" + markdown_table(kBoundTitles, rows);
   }
   if (!r.notes.empty()) {
     out += "\nNotes:\n\n";
-    for (const std::string& n : r.notes) out += "- " + md_cell(n) + "\n";
+    for (const std::string& n : r.notes) out += "- " + markdown_cell(n) + "\n";
   }
   return out;
 }

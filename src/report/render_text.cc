@@ -9,6 +9,7 @@
 #include "roofline/report/labels.hpp"
 #include "roofline/report/rank.hpp"
 #include "roofline/report/render.hpp"
+#include "roofline/format/markdown.hpp"
 #include "roofline/format/text_table.hpp"
 #include "roofline/format/units.hpp"
 
@@ -46,29 +47,7 @@ std::string table_text(const Table& t) {
   return table.render();
 }
 
-std::string md_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
-  }
-  return out;
-}
-
-std::string table_markdown(const Table& t) {
-  std::string out = "|";
-  for (const auto& h : t.header) out += " " + md_escape(h) + " |";
-  out += "\n|";
-  for (std::size_t i = 0; i < t.header.size(); ++i) out += t.right[i] ? "---:|" : "---|";
-  out += "\n";
-  for (const auto& r : t.rows) {
-    out += "|";
-    for (const auto& c : r) out += " " + md_escape(c) + " |";
-    out += "\n";
-  }
-  return out;
-}
+std::string table_markdown(const Table& t) { return markdown_table(t.header, t.rows, t.right); }
 
 // Which time lost a ranked table shows: against the roofline (what no
 // kernel beats) or against the calibrated expectation (what is worth fixing).
@@ -259,7 +238,7 @@ std::string render_text(const Report& r, RenderOptions o) {
 
 std::string render_markdown(const Report& r, RenderOptions o) {
   std::string out = "# roofline report: `" + r.trace_path + "`\n\n";
-  for (const std::string& l : headline_lines(r)) out += "- " + md_escape(l) + "\n";
+  for (const std::string& l : headline_lines(r)) out += "- " + markdown_cell(l) + "\n";
   for (const Section& s : sections(r, o)) {
     out += "\n## " + s.title + "\n\n";
     if (!s.intro.empty()) out += s.intro + ".\n\n";
@@ -267,7 +246,7 @@ std::string render_markdown(const Report& r, RenderOptions o) {
   }
   if (!r.notes.empty()) {
     out += "\n## Notes\n\n";
-    for (const std::string& n : r.notes) out += "- " + md_escape(n) + "\n";
+    for (const std::string& n : r.notes) out += "- " + markdown_cell(n) + "\n";
   }
   return out;
 }

@@ -11,29 +11,28 @@
 
 namespace roofline {
 
-// Ops with a prediction, most time lost (measured - predicted) first.
-inline std::vector<const OpReport*> ops_by_time_lost(const Report& r, std::size_t n) {
+// Ops with a prediction, the `n` with the most time lost first: lost_s
+// (measured - predicted, against the roofline) or lost_expected_s.
+inline std::vector<const OpReport*> ops_by(const Report& r, std::size_t n, double OpReport::*lost) {
   std::vector<const OpReport*> out;
   for (const OpReport& op : r.ops)
     if (op.predicted) out.push_back(&op);
-  std::stable_sort(out.begin(), out.end(),
-                   [](const OpReport* a, const OpReport* b) { return a->lost_s > b->lost_s; });
+  std::stable_sort(out.begin(), out.end(), [lost](const OpReport* a, const OpReport* b) { return a->*lost > b->*lost; });
   if (out.size() > n) out.resize(n);
   return out;
 }
 
-// Ops with a prediction, most time lost against the calibrated expectation
-// (measured - expected) first: the ops worth fixing. An op lost against its
-// roofline may be as fast as that kind of kernel gets on the chip; one lost
-// against its expectation is slower than it should be.
+// Most time lost (measured - predicted) first.
+inline std::vector<const OpReport*> ops_by_time_lost(const Report& r, std::size_t n) {
+  return ops_by(r, n, &OpReport::lost_s);
+}
+
+// Most time lost against the calibrated expectation (measured - expected)
+// first: the ops worth fixing. An op lost against its roofline may be as
+// fast as that kind of kernel gets on the chip; one lost against its
+// expectation is slower than it should be.
 inline std::vector<const OpReport*> ops_by_time_lost_expected(const Report& r, std::size_t n) {
-  std::vector<const OpReport*> out;
-  for (const OpReport& op : r.ops)
-    if (op.predicted) out.push_back(&op);
-  std::stable_sort(out.begin(), out.end(),
-                   [](const OpReport* a, const OpReport* b) { return a->lost_expected_s > b->lost_expected_s; });
-  if (out.size() > n) out.resize(n);
-  return out;
+  return ops_by(r, n, &OpReport::lost_expected_s);
 }
 
 // Ops with a prediction, largest measured/predicted ratio first. Ops under
