@@ -62,7 +62,7 @@ std::variant<PlanArgs, int> parse_args(const Args& args) {
                               .chips = static_cast<int>(*chips),
                               .batch_tokens = *batch,
                               .seq_len = *seq,
-                              .dtype = *dtype},
+                              .dtypes = {.compute = *dtype, .params = *dtype, .grads = *dtype}},
                   .seq_len = seq_len,
                   .top = *top};
 }
@@ -82,7 +82,7 @@ void print_json(const PlanArgs& a, const Plan& plan) {
                          {"chips", req.chips},
                          {"batch_tokens", req.batch_tokens},
                          {"seq_len", a.seq_len},
-                         {"dtype", dtype_name(req.dtype)},
+                         {"dtype", dtype_name(req.dtypes.compute)},
                          {"considered", plan.considered},
                          {"evaluated", plan.evaluated},
                          {"dropped_memory", plan.dropped_memory},
@@ -140,7 +140,7 @@ void print_text(const PlanArgs& a, const Plan& plan) {
   std::printf("%s (%s params) on %d x %s, batch %lld tokens (%lld x %lld), %s\n", req.model.name.c_str(),
               format_si(total_params(req.model), "").c_str(), req.chips, req.chip.name.c_str(),
               static_cast<long long>(req.batch_tokens), static_cast<long long>(req.batch_tokens / a.seq_len),
-              static_cast<long long>(a.seq_len), std::string(dtype_name(req.dtype)).c_str());
+              static_cast<long long>(a.seq_len), std::string(dtype_name(req.dtypes.compute)).c_str());
   std::printf("%d combinations: %d predicted, %d do not fit in HBM, %d skipped (shapes that do not divide); "
               "%zu fit; searched in %s\n",
               plan.considered, plan.evaluated, plan.dropped_memory, plan.skipped, plan.ranked.size(),

@@ -94,9 +94,9 @@ absl::Status check_dims(const MatmulExpression& expr, const ShardedMatmulSpec& s
 
 }  // namespace
 
-absl::StatusOr<Mesh> make_mesh(std::vector<MeshAxis> axes, const Chip& chip) {
+absl::StatusOr<Mesh> make_mesh(std::vector<MeshAxis> axes, const Chip& chip, std::span<const int> slice_shape) {
   std::string why;
-  std::optional<Mesh> mesh = lay_out_mesh(std::move(axes), chip, &why);
+  std::optional<Mesh> mesh = lay_out_mesh(std::move(axes), chip, &why, slice_shape);
   if (!mesh) return absl::InvalidArgumentError(why);
   return *std::move(mesh);
 }
@@ -169,9 +169,9 @@ absl::Status validate_training_step(const ModelConfig& model, const Chip& chip, 
                                     const ParallelLayout& lay, const TrainingConfig& cfg) {
   if (absl::Status s = validate(model); !s.ok()) return s;
   if (absl::Status s = check_mesh_chip(mesh, chip); !s.ok()) return s;
-  if (!chip.has(cfg.dtype))
+  if (!chip.has(cfg.dtypes.compute))
     return absl::InvalidArgumentError(
-        detail::cat(chip.name, " has no ", peak_class_name(peak_class(cfg.dtype)), " peak"));
+        detail::cat(chip.name, " has no ", peak_class_name(peak_class(cfg.dtypes.compute)), " peak"));
   const AxisMask all = mesh.all_axes();
   if ((lay.data | lay.fsdp | lay.model) & ~all)
     return absl::InvalidArgumentError("layout names axes the mesh does not have");
@@ -209,8 +209,8 @@ absl::Status validate_training_step(const ModelConfig& model, const Chip& chip, 
   if (model.kv_heads % y != 0 && y % model.kv_heads != 0)
     return absl::InvalidArgumentError(
         detail::cat(y, "-way tensor parallelism and ", model.kv_heads, " kv heads: one must divide the other"));
-  if (!(cfg.optimizer_bytes_per_param >= 0))
-    return absl::InvalidArgumentError("optimizer bytes per parameter must be >= 0");
+  if (cfg.dtypes.optimizer_states < 0)
+    return absl::InvalidArgumentError("the optimizer keeps >= 0 states per parameter");
   return absl::OkStatus();
 }
 

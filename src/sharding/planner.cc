@@ -57,9 +57,9 @@ absl::Status check_request(const PlanRequest& req, std::int64_t seq) {
   if (req.chips < 1) return absl::InvalidArgumentError(detail::cat("chips must be >= 1, got ", req.chips));
   if (req.batch_tokens < 1)
     return absl::InvalidArgumentError(detail::cat("the batch must have >= 1 token, got ", req.batch_tokens));
-  if (!req.chip.has(req.dtype))
+  if (!req.chip.has(req.dtypes.compute))
     return absl::InvalidArgumentError(
-        detail::cat(req.chip.name, " has no ", peak_class_name(peak_class(req.dtype)), " peak"));
+        detail::cat(req.chip.name, " has no ", peak_class_name(peak_class(req.dtypes.compute)), " peak"));
   if (req.batch_tokens % seq != 0)
     return absl::InvalidArgumentError(detail::cat("the batch of ", req.batch_tokens,
                                                   " tokens is not a whole number of ", seq, "-token sequences"));
@@ -137,8 +137,7 @@ class Search {
         ++plan_.considered;
         const TrainingConfig cfg{.batch_tokens = req_.batch_tokens,
                                  .seq_len = seq_,
-                                 .dtype = req_.dtype,
-                                 .optimizer_bytes_per_param = req_.optimizer_bytes_per_param,
+                                 .dtypes = req_.dtypes,
                                  .remat = remat,
                                  .mask = req_.mask,
                                  .microbatches = mb};
@@ -162,7 +161,7 @@ class Search {
                         .microbatches = mb,
                         .step = std::move(step),
                         .critical = critical_batch(req_.chip, mesh, lay.data & ~slice, lay.model, lay.data & slice,
-                                                   model_.d_ff, req_.dtype)};
+                                                   model_.d_ff, req_.dtypes.compute)};
         if (fits) plan_.ranked.push_back(std::move(c));
         else plan_.smallest_that_does_not_fit = std::move(c);
       }

@@ -32,7 +32,7 @@ namespace roofline {
 // Lays `axes` on `chip` (lay_out_mesh). Errors (absl::InvalidArgumentError)
 // say why: a duplicate axis, a size < 1, more ICI chips than the pod or
 // NVLink domain holds, a shape no slice of the pod can take.
-absl::StatusOr<Mesh> make_mesh(std::vector<MeshAxis> axes, const Chip& chip);
+absl::StatusOr<Mesh> make_mesh(std::vector<MeshAxis> axes, const Chip& chip, std::span<const int> slice_shape = {});
 
 // OK when `mesh` was laid on `chip`; else an error naming both.
 absl::Status check_mesh_chip(const Mesh& mesh, const Chip& chip);

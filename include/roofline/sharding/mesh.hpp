@@ -116,9 +116,11 @@ struct Mesh {
 
 // Lays `axes` on `chip` (see the header comment for the rules), or nullopt
 // when they cannot be laid; then `*why`, if given, says why ("mesh axis X
-// has size 0; sizes are >= 1"). make_mesh (roofline/sharding/checked.hpp)
-// returns the same as an absl::Status.
-inline std::optional<Mesh> lay_out_mesh(std::vector<MeshAxis> axes, const Chip& chip, std::string* why = nullptr);
+// has size 0; sizes are >= 1"). A non-empty `slice_shape` fixes the
+// physical shape of each slice (4x4x12) instead of choosing one. make_mesh
+// (roofline/sharding/checked.hpp) returns the same as an absl::Status.
+inline std::optional<Mesh> lay_out_mesh(std::vector<MeshAxis> axes, const Chip& chip, std::string* why = nullptr,
+                                        std::span<const int> slice_shape = {});
 
 inline AxisMask mask_of(std::span<const int> axes) {
   AxisMask m = 0;

@@ -33,8 +33,7 @@ struct PlanRequest {
   int chips = 0;
   std::int64_t batch_tokens = 0;
   std::int64_t seq_len = 0;  // 0: the model's
-  DType dtype = DType::kBF16;
-  double optimizer_bytes_per_param = 8;
+  TrainingDTypes dtypes = {};
   AttentionMask mask = AttentionMask::kCausal;
 };
 

@@ -19,10 +19,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "roofline/calibration.hpp"
 #include "roofline/chip.hpp"
 #include "roofline/predict.hpp"
 #include "roofline/sharding/layers.hpp"
@@ -31,12 +33,38 @@
 
 namespace roofline {
 
+// Rematerialisation policies, as trainers name them (MaxText's remat_policy,
+// jax.checkpoint_policies). What each keeps and recomputes: docs/layers.md.
 enum class Remat : unsigned char {
-  kNone,  // keep every activation the backward pass needs
-  kFull,  // keep each layer's input; recompute the layer's forward in the backward pass
+  kNone,     // keep every activation the backward pass needs
+  kMinimal,  // "minimal" / save-dots: keep the matmul outputs, recompute the element-wise rest
+  kSaveQkv,  // keep the Q, K, V projections (and the layer input); recompute the rest
+  kFull,     // keep each layer's input; recompute the layer's forward in the backward pass
+  kOffload,  // keep the layer inputs in host memory: no recompute, host-link traffic instead
 };
 
-constexpr std::string_view remat_name(Remat r) { return r == Remat::kFull ? "full" : "none"; }
+inline constexpr Remat kAllRemats[] = {Remat::kNone, Remat::kMinimal, Remat::kSaveQkv, Remat::kFull,
+                                       Remat::kOffload};
+
+constexpr std::string_view remat_name(Remat r) {
+  switch (r) {
+    case Remat::kNone: return "none";
+    case Remat::kMinimal: return "minimal";
+    case Remat::kSaveQkv: return "save-qkv";
+    case Remat::kFull: return "full";
+    case Remat::kOffload: return "offload";
+  }
+  return "none";
+}
+
+// "none", "minimal" (also "save-dots"), "save-qkv", "full", "offload".
+constexpr std::optional<Remat> parse_remat(std::string_view text) {
+  for (Remat r : kAllRemats)
+    if (remat_name(r) == text) return r;
+  if (text == "save-dots" || text == "save_dots") return Remat::kMinimal;
+  if (text == "save_qkv" || text == "save-qkv-proj" || text == "save_qkv_proj") return Remat::kSaveQkv;
+  return std::nullopt;
+}
 
 // Which mesh axes do what. Axes in no set replicate everything (wasteful but valid).
 struct ParallelLayout {
@@ -46,11 +74,21 @@ struct ParallelLayout {
   int pipeline_axis = -1;   // layers split into stages along this axis; -1 for none
 };
 
+// The dtypes of what a step computes with and keeps.
+struct TrainingDTypes {
+  DType compute = DType::kBF16;   // activations, matmul inputs, activation collectives
+  DType params = DType::kBF16;    // the weights kept between steps (the master copy)
+  DType grads = DType::kBF16;     // gradients as reduced and applied
+  DType optimizer = DType::kF32;  // each optimizer state
+  int optimizer_states = 2;       // Adam: first and second moments
+
+  double optimizer_bytes_per_param() const { return optimizer_states * bytes_per_element(optimizer); }
+};
+
 struct TrainingConfig {
   std::int64_t batch_tokens = 0;  // global tokens per step
   std::int64_t seq_len = 0;       // 0: the model's
-  DType dtype = DType::kBF16;     // parameters, activations, gradients and matmul inputs
-  double optimizer_bytes_per_param = 8;  // Adam: two fp32 moments
+  TrainingDTypes dtypes = {};
   Remat remat = Remat::kNone;
   AttentionMask mask = AttentionMask::kCausal;
   int microbatches = 1;           // pipeline microbatches; must be 1 without a pipeline
@@ -90,9 +128,12 @@ struct TrainingStep {
   Prediction roofline;
   double t_compute_s = 0;    // sum of per-op rooflines, times the bubble factor
   double bubble_factor = 1;  // (microbatches + stages - 1) / microbatches
-  double step_time_s = 0;    // the prediction: roofline.t_lower_s, as the book's analysis assumes
+  double step_time_s = 0;    // the lower bound: roofline.t_lower_s, as the book's analysis assumes
+  double expected_s = 0;     // calibrated expected step time (the overlap model of docs/layers.md)
   double model_flops = 0;    // per step, all chips (kMfuConvention)
-  double mfu = 0;            // at step_time_s
+  double mfu = 0;            // at step_time_s: the most MFU the layout can reach
+  double mfu_expected = 0;   // at expected_s
+  double mfu_no_overlap = 0; // at roofline.t_upper_s: nothing overlaps
   double tokens_per_chip = 0;
   MemoryPerChip memory;
   int chips = 0;
@@ -105,9 +146,11 @@ struct TrainingStep {
 // role; the stages divide the layers; the sequences divide over the data
 // shards and microbatches (1 without a pipeline); heads, d_ff and d_model
 // divide over the tensor-parallel ways, which divide or are divided by the
-// kv heads. Cheap enough for the planner's inner loop.
+// kv heads. Cheap enough for the planner's inner loop. `calibration` gives
+// the expected times (nullptr: default_calibration(chip)).
 inline TrainingStep training_step(const ModelConfig& model, const Chip& chip, const Mesh& mesh,
-                                  const ParallelLayout& layout, const TrainingConfig& config);
+                                  const ParallelLayout& layout, const TrainingConfig& config,
+                                  const ChipCalibration* calibration = nullptr);
 
 // "FSDP(data=16) + TP(model=4) + PP(stage=2, 8 microbatches) + DP over DCN(slice=2)".
 inline std::string strategy_name(const Mesh& mesh, const ParallelLayout& layout, int microbatches = 1);

@@ -312,7 +312,9 @@ inline void lay_on_switch(Mesh& mesh, const Chip& chip, const std::vector<int>& 
 
 namespace roofline {
 
-inline std::optional<Mesh> lay_out_mesh(std::vector<MeshAxis> axes, const Chip& chip, std::string* why) {
+inline std::optional<Mesh> lay_out_mesh(std::vector<MeshAxis> axes, const Chip& chip, std::string* why,
+                                        std::span<const int> slice_shape) {
+  (void)slice_shape;  // fixed physical slice shapes land with the slice-shape rules
   namespace layout = detail::layout;
   auto refuse = [&](std::string reason) -> std::optional<Mesh> {
     if (why) *why = std::move(reason);
