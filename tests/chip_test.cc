@@ -162,7 +162,8 @@ TEST_CASE("chip: an MI250 spec is one GCD, half the package's peaks") {
   CHECK(mi250.peak_flops_per_s_for(DType::kF32) == Approx(90.5e12 / 2));
   CHECK(mi250.peak_flops_per_s_for(DType::kF64) == Approx(90.5e12 / 2));
   CHECK(mi250.hbm_bytes_per_s == Approx(3.2768e12 / 2));
-  CHECK(mi250.hbm_bytes == 6.4e10);
+  // 67092480 KB, the pool rocminfo reports for a 64 GB gfx90a die (mi250.json).
+  CHECK(mi250.hbm_bytes == 67092480.0 * 1024);
   CHECK_FALSE(mi250.has(roofline::PeakClass::kTf32));
   // The two GCDs of a package: four Infinity Fabric links of 50 GB/s.
   CHECK(mi250.ici.domain_chips() == 2);
@@ -258,6 +259,15 @@ TEST_CASE("chip: malformed specs are refused with the field named") {
       {"unknown achieved key", [](json& j) { j["achieved"]["mfu"] = 0.5; }, "/achieved/mfu: unknown field"},
       {"unsourced achieved figure", [](json& j) { j["achieved"]["launch_s"] = 5e-6; },
        "/sources: no source backs 'achieved/launch_s'"},
+      {"DCN latency in microseconds", [](json& j) { j["dcn_latency_s"] = 10; },
+       "/dcn_latency_s: expected a time below 1 s"},
+      {"negative DCN latency", [](json& j) { j["dcn_latency_s"] = -1e-5; },
+       "/dcn_latency_s: expected a positive number"},
+      {"unsourced DCN latency", [](json& j) { j["dcn_latency_s"] = 1e-5; },
+       "/sources: no source backs 'dcn_latency_s'"},
+      // v5e's DCN is 3.125e9 B/s per chip.
+      {"achieved DCN above the line rate", [](json& j) { j["achieved"]["dcn_bytes_per_s"] = 4e9; },
+       "/achieved/dcn_bytes_per_s: an achieved rate above the DCN bandwidth"},
       {"not an object", [](json& j) { j = json::array(); }, "broken.json: /: expected an object"},
   };
   for (const Broken& b : cases) {
@@ -426,4 +436,46 @@ TEST_CASE("chip: the built-in tiers: GPU caches hold a working set, TPU VMEM doe
     CHECK_FALSE(tier(tpu, "vmem").holds_working_set);
     for (const roofline::OnChipMemory& m : roofline::chip(tpu).on_chip) CHECK_FALSE(m.holds_working_set);
   }
+}
+
+TEST_CASE("chip: HBM capacity is what the part holds, in binary units") {
+  // Google Cloud's TPU pages give GiB (v4: "32 GiB"; TPU7x page: v5p 95,
+  // v6e 32, TPU7x 192 GiB); nvidia-smi reports the GPUs' totals in MiB.
+  constexpr double kGiB = 1024.0 * 1024 * 1024, kMiB = 1024.0 * 1024;
+  CHECK(roofline::chip("tpu-v4").hbm_bytes == 32 * kGiB);  // 34359738368, not 3.2e10
+  CHECK(roofline::chip("tpu-v5e").hbm_bytes == 16 * kGiB);
+  CHECK(roofline::chip("tpu-v5p").hbm_bytes == 95 * kGiB);
+  CHECK(roofline::chip("tpu-v6e").hbm_bytes == 32 * kGiB);
+  CHECK(roofline::chip("tpu-7x").hbm_bytes == 192 * kGiB);
+  CHECK(roofline::chip("a100-sxm").hbm_bytes == 81920 * kMiB);
+  CHECK(roofline::chip("a100-sxm-40gb").hbm_bytes == 40960 * kMiB);
+  CHECK(roofline::chip("h100-sxm").hbm_bytes == 81559 * kMiB);
+  CHECK(roofline::chip("h200").hbm_bytes == 143771 * kMiB);
+  CHECK(roofline::chip("b200").hbm_bytes == 183359 * kMiB);
+  CHECK(roofline::chip("v100-sxm2").hbm_bytes == 32510 * kMiB);
+  CHECK(roofline::chip("mi300x").hbm_bytes == 201310208.0 * 1024);  // rocminfo pool, KB
+  for (const Chip& c : roofline::embedded_chips()) {
+    INFO(c.name);
+    bool sourced = false;
+    for (const roofline::SpecSource& s : c.sources)
+      for (const std::string& f : s.fields) sourced = sourced || f == "hbm_bytes";
+    CHECK(sourced);
+  }
+}
+
+TEST_CASE("chip: DCN latency and achieved DCN rate are optional, and round-trip") {
+  json j = json::parse(roofline::chip_to_json(roofline::chip("tpu-v5p")));
+  j["dcn_latency_s"] = 2e-5;
+  j["achieved"]["dcn_bytes_per_s"] = 5e9;
+  j["sources"].push_back({{"fields", {"dcn_latency_s", "achieved/dcn_bytes_per_s"}},
+                          {"reference", "test figures"},
+                          {"read_on", "2026-11-23"}});
+  absl::StatusOr<Chip> c = roofline::parse_chip(j.dump(), "dcn.json");
+  REQUIRE(c.ok());
+  CHECK(c->dcn_latency_s == 2e-5);
+  CHECK(c->achieved.dcn_bytes_per_s == 5e9);
+  absl::StatusOr<Chip> back = roofline::parse_chip(roofline::chip_to_json(*c), "dcn.json");
+  REQUIRE(back.ok());
+  CHECK(back->dcn_latency_s == 2e-5);
+  CHECK(back->achieved.dcn_bytes_per_s == 5e9);
 }

@@ -106,6 +106,10 @@ struct AchievedRates {
   double hbm_bytes_per_s = 0;     // streaming copy / triad bandwidth
   double link_bytes_per_s = 0;    // per link, one direction, as a collective reaches it
   double pcie_bytes_per_s = 0;    // host <-> device copy, one direction
+  // Per chip, one direction, as a collective over the scale-out network
+  // (TPU DCN between slices, GPU InfiniBand between nodes) reaches it;
+  // DCN collectives run at this rate when it is given (mesh_layout.hpp).
+  double dcn_bytes_per_s = 0;
   double launch_s = 0;            // the shortest kernel / op a trace shows
   double collective_launch_s = 0; // the latency floor of a small collective
   double copy_launch_s = 0;       // the latency floor of a small host copy
@@ -130,6 +134,10 @@ struct Chip {
   AchievedRates achieved;
   Interconnect ici;
   double dcn_bytes_per_s = 0;   // per chip, one direction (scale-out network)
+  // Latency of one step of a collective over the scale-out network (one
+  // message through host NICs and switches); 0 where no figure was found,
+  // then not modelled. Optional in the spec ("dcn_latency_s").
+  double dcn_latency_s = 0;
   double pcie_bytes_per_s = 0;  // per chip, one direction
   int chips_per_host = 1;
   int cores_per_chip = 1;

@@ -255,8 +255,8 @@ absl::Status read_achieved(const Reader& r, const json& a, Chip& c, std::set<std
   const std::string p = "/achieved";
   ROOFLINE_RETURN_IF_ERROR(r.object(a, p));
   ROOFLINE_RETURN_IF_ERROR(r.only_keys(a, p, {"matmul_flops_per_s", "hbm_bytes_per_s", "link_bytes_per_s",
-                                              "pcie_bytes_per_s", "launch_s", "collective_launch_s",
-                                              "copy_launch_s"}));
+                                              "pcie_bytes_per_s", "dcn_bytes_per_s", "launch_s",
+                                              "collective_launch_s", "copy_launch_s"}));
   AchievedRates& out = c.achieved;
   const auto at_most = [&](const std::string& path, double v, double peak, std::string_view of) -> absl::Status {
     if (v > peak) return r.error(path, detail::cat("an achieved rate above the ", of, " (", peak, ")"));
@@ -287,7 +287,8 @@ absl::Status read_achieved(const Reader& r, const json& a, Chip& c, std::set<std
   };
   for (const Rate& k : {Rate{"hbm_bytes_per_s", &out.hbm_bytes_per_s, c.hbm_bytes_per_s, "HBM bandwidth"},
                         Rate{"link_bytes_per_s", &out.link_bytes_per_s, c.ici.link_bytes_per_s, "link bandwidth"},
-                        Rate{"pcie_bytes_per_s", &out.pcie_bytes_per_s, c.pcie_bytes_per_s, "PCIe bandwidth"}}) {
+                        Rate{"pcie_bytes_per_s", &out.pcie_bytes_per_s, c.pcie_bytes_per_s, "PCIe bandwidth"},
+                        Rate{"dcn_bytes_per_s", &out.dcn_bytes_per_s, c.dcn_bytes_per_s, "DCN bandwidth"}}) {
     if (!a.contains(k.key)) continue;
     ROOFLINE_ASSIGN_OR_RETURN(*k.value, r.rate(a, p, k.key));
     ROOFLINE_RETURN_IF_ERROR(at_most(p + "/" + k.key, *k.value, k.peak, k.of));
@@ -339,7 +340,7 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
   ROOFLINE_RETURN_IF_ERROR(r.only_keys(
       j, "", {"name", "display_name", "vendor", "kind", "device_names", "peak_flops_per_s",
               "hbm_bytes", "hbm_bytes_per_s", "on_chip", "interconnect", "dcn_bytes_per_s",
-              "pcie_bytes_per_s", "chips_per_host", "cores_per_chip", "achieved", "sources"}));
+              "dcn_latency_s", "pcie_bytes_per_s", "chips_per_host", "cores_per_chip", "achieved", "sources"}));
   ROOFLINE_ASSIGN_OR_RETURN(c.name, r.string(j, "", "name"));
   ROOFLINE_ASSIGN_OR_RETURN(c.display_name, r.string(j, "", "display_name"));
   ROOFLINE_ASSIGN_OR_RETURN(c.vendor, r.string(j, "", "vendor"));
@@ -376,6 +377,13 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
   ROOFLINE_ASSIGN_OR_RETURN(c.cores_per_chip, r.positive_int(j, "", "cores_per_chip"));
   for (const char* f : {"dcn_bytes_per_s", "pcie_bytes_per_s", "chips_per_host", "cores_per_chip"})
     figures.insert(f);
+  // Optional: a per-step latency of the scale-out network, when published.
+  if (j.contains("dcn_latency_s")) {
+    ROOFLINE_ASSIGN_OR_RETURN(c.dcn_latency_s, r.positive(j, "", "dcn_latency_s"));
+    // A network step is microseconds; a second or more is a unit slip.
+    if (c.dcn_latency_s >= 1) return r.error("/dcn_latency_s", "expected a time below 1 s");
+    figures.insert("dcn_latency_s");
+  }
 
   if (j.contains("achieved")) ROOFLINE_RETURN_IF_ERROR(read_achieved(r, j.at("achieved"), c, figures));
 
@@ -515,6 +523,7 @@ std::string chip_to_json(const Chip& c) {
                        {"wraparound", wrap},
                        {"max_shape", c.ici.max_shape}};
   j["dcn_bytes_per_s"] = c.dcn_bytes_per_s;
+  if (c.dcn_latency_s > 0) j["dcn_latency_s"] = c.dcn_latency_s;
   j["pcie_bytes_per_s"] = c.pcie_bytes_per_s;
   j["chips_per_host"] = c.chips_per_host;
   j["cores_per_chip"] = c.cores_per_chip;
@@ -527,6 +536,7 @@ std::string chip_to_json(const Chip& c) {
   for (auto [key, value] : {std::pair{"hbm_bytes_per_s", c.achieved.hbm_bytes_per_s},
                             std::pair{"link_bytes_per_s", c.achieved.link_bytes_per_s},
                             std::pair{"pcie_bytes_per_s", c.achieved.pcie_bytes_per_s},
+                            std::pair{"dcn_bytes_per_s", c.achieved.dcn_bytes_per_s},
                             std::pair{"launch_s", c.achieved.launch_s},
                             std::pair{"collective_launch_s", c.achieved.collective_launch_s},
                             std::pair{"copy_launch_s", c.achieved.copy_launch_s}})

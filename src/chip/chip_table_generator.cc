@@ -118,7 +118,7 @@ ChipText chip_text(const Chip& c, int index) {
   const std::string achieved = detail::cat(
       "{.matmul_flops_per_s = {", achieved_matmul, "}, .hbm_bytes_per_s = ", number(a.hbm_bytes_per_s),
       ", .link_bytes_per_s = ", number(a.link_bytes_per_s), ", .pcie_bytes_per_s = ", number(a.pcie_bytes_per_s),
-      ", .launch_s = ", number(a.launch_s), ", .collective_launch_s = ", number(a.collective_launch_s),
+      ", .dcn_bytes_per_s = ", number(a.dcn_bytes_per_s), ", .launch_s = ", number(a.launch_s), ", .collective_launch_s = ", number(a.collective_launch_s),
       ", .copy_launch_s = ", number(a.copy_launch_s), "}");
   t.entry = detail::cat(
       "    {.name = ", literal(c.name), ",\n",
@@ -138,6 +138,7 @@ ChipText chip_text(const Chip& c, int index) {
       "     .wrap_axis_size = ", c.ici.wrap_axis_size, ",\n",
       "     .max_shape = ", span(id + "MaxShape", c.ici.max_shape.size()), ",\n",
       "     .dcn_bytes_per_s = ", number(c.dcn_bytes_per_s), ",\n",
+      "     .dcn_latency_s = ", number(c.dcn_latency_s), ",\n",
       "     .pcie_bytes_per_s = ", number(c.pcie_bytes_per_s), ",\n",
       "     .chips_per_host = ", c.chips_per_host, ",\n",
       "     .cores_per_chip = ", c.cores_per_chip, ",\n",

@@ -185,6 +185,30 @@ absl::StatusOr<Mesh> parse_mesh(std::string_view spec, const Chip& chip) {
   return make_mesh(*std::move(axes), chip);
 }
 
+absl::StatusOr<std::vector<int>> parse_slice_shape(std::string_view text) {
+  auto err = [&](std::size_t col, const std::string& what) {
+    return absl::InvalidArgumentError(detail::cat("slice '", text, "': column ", col + 1, ": ", what));
+  };
+  std::vector<int> shape;
+  std::size_t p = 0;
+  while (true) {
+    const std::size_t start = p;
+    long long d = 0;
+    auto [ptr, ec] = std::from_chars(text.data() + p, text.data() + text.size(), d);
+    if (ec == std::errc::result_out_of_range) return err(start, "dimension is too large");
+    if (ec != std::errc() || ptr == text.data() + p) return err(start, "expected a dimension (e.g. 4x4x12)");
+    p = static_cast<std::size_t>(ptr - text.data());
+    if (d < 1) return err(start, detail::cat("dimension ", d, " must be >= 1"));
+    if (d > std::numeric_limits<int>::max()) return err(start, detail::cat("dimension ", d, " is too large"));
+    shape.push_back(static_cast<int>(d));
+    if (p == text.size()) break;
+    if (text[p] != 'x' && text[p] != 'X') return err(p, "expected 'x' between dimensions");
+    ++p;
+  }
+  if (shape.size() > 3) return err(0, detail::cat("a slice has at most 3 dimensions, got ", shape.size()));
+  return shape;
+}
+
 absl::StatusOr<std::vector<int>> resolve_axes(const Mesh& mesh, std::string_view text) {
   auto known = [&] {
     std::string s;

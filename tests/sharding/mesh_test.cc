@@ -2,7 +2,9 @@
 // the scaling book's worked examples (anchors.md 2.4, 2.5; sharding.md).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/mesh.hpp"
@@ -248,4 +250,164 @@ TEST_CASE("mesh: a mesh remembers its chip; the checked entry points refuse it o
   auto step = roofline::predict_training_step(model, chip("h100-sxm"), on_v5e, lay, cfg);
   REQUIRE_FALSE(step.ok());
   CHECK(contains(std::string(step.status().message()), "laid on tpu-v5e, not on h100-sxm"));
+}
+
+// ---- Physical slice shapes (Google Cloud TPU v4 / v5p configuration pages:
+// v4 "AxBxC with A, B, C all <= 4 or all integer multiples of 4"; v5p's
+// published shapes 2x2x1, 2x2x2, 2x4x4, 4x4x4, 4x4x8, ...).
+
+namespace {
+
+std::vector<int> sorted(std::vector<int> s) {
+  std::sort(s.begin(), s.end());
+  return s;
+}
+
+std::string refusal(const roofline::Chip& c, std::vector<roofline::MeshAxis> axes, std::vector<int> shape) {
+  auto m = roofline::make_mesh(std::move(axes), c, shape);
+  REQUIRE_FALSE(m.ok());
+  return std::string(m.status().message());
+}
+
+}  // namespace
+
+TEST_CASE("mesh: a v4 slice of 64 chips or more is whole 4x4x4 cubes, and wraps (192 -> 4x4x12)") {
+  const Mesh m = mesh("X=192", "tpu-v4");
+  CHECK(sorted(m.slice_shape) == std::vector<int>{4, 4, 12});
+  REQUIRE(m.placement[0].size() == 3);
+  for (const auto& p : m.placement[0]) CHECK(p.wraps);
+  // The same on v5p and TPU7x (4x4x576 pod).
+  CHECK(sorted(mesh("X=192", "tpu-v5p").slice_shape) == std::vector<int>{4, 4, 12});
+  CHECK(mesh("X=192", "tpu-7x").slice_shape == std::vector<int>{4, 4, 12});
+  // 256 stays the most cube-like whole-cube shape, 4x8x8 (v5p table).
+  CHECK(sorted(mesh("X=256", "tpu-v5p").slice_shape) == std::vector<int>{4, 8, 8});
+}
+
+TEST_CASE("mesh: v4 slices under a cube take the small published shapes, without wraparound") {
+  CHECK(sorted(mesh("X=4", "tpu-v4").slice_shape) == std::vector<int>{1, 2, 2});  // 2x2x1
+  CHECK(sorted(mesh("X=8", "tpu-v4").slice_shape) == std::vector<int>{2, 2, 2});
+  CHECK(sorted(mesh("X=16", "tpu-v4").slice_shape) == std::vector<int>{2, 2, 4});
+  const Mesh m = mesh("X=32", "tpu-v4");
+  CHECK(sorted(m.slice_shape) == std::vector<int>{2, 4, 4});
+  for (const auto& p : m.placement[0]) CHECK_FALSE(p.wraps);
+}
+
+TEST_CASE("mesh: a chip count that is neither part of a cube nor whole cubes makes no v4 slice") {
+  // 96 = 4x4x6 = 4x8x3 = 2x6x8 ...: none is within one cube or whole cubes.
+  auto m = parse_mesh("X=96", chip("tpu-v4"));
+  REQUIRE_FALSE(m.ok());
+  const std::string why(m.status().message());
+  CHECK(contains(why, "cannot be laid on a tpu-v4 slice"));
+  CHECK(contains(why, "96 chips make no slice"));
+  CHECK(contains(why, "a multiple of 4"));
+  // v5e keeps its rule (any shape within 16x16): 96 = 8x12 is laid.
+  CHECK(mesh("X=96", "tpu-v5e").device_count() == 96);
+}
+
+TEST_CASE("mesh collective: 192 v4 chips all-gather 84/53 times faster on 4x4x12 than on 3x8x8 without wraparound") {
+  // Issue 12: AllGather over one axis of 192 v4 chips, V = 1e9 bytes (the
+  // gathered array). On 4x4x12 every dimension wraps: each ring carries
+  // V/2 per link, T_i = V / W_bidi, and three rings at once give
+  // T = V / (3 W_bidi) = 1e9 / 2.7e11 = 3.7037 ms.
+  // On 3x8x8 without wraparound the rings run one way: T_i = (X_i - 1)/X_i V / W,
+  // 1/T = (W/V) (3/2 + 8/7 + 8/7) = (W/V) 53/14: T = (14/53) V / W
+  // = 0.264151 x 1e9 / 4.5e10 = 5.8700 ms. Ratio (14/53) / (1/6) = 84/53 = 1.585
+  // (the issue measured 5.87 ms and 3.70 ms with this model).
+  const double v = 1e9, w = 4.5e10;
+  const Mesh cubes = mesh("X=192", "tpu-v4");
+  const double t_cubes = ici(cubes, CollectiveKind::kAllGather, "X", v);
+  CHECK(t_cubes == Approx(v / (3 * 2 * w)));
+  CHECK(t_cubes == Approx(3.7037e-3).epsilon(1e-4));
+  const roofline::CollectiveDim open3{.network = roofline::DimNetwork::kTorusRing, .size = 3, .wraps = false,
+                                      .bytes_per_s = w, .hop_latency_s = 1e-6};
+  roofline::CollectiveDim open8 = open3;
+  open8.size = 8;
+  const std::vector<roofline::CollectiveDim> mesh_3x8x8 = {open3, open8, open8};
+  const double t_open = roofline::collective_time(CollectiveKind::kAllGather, v, mesh_3x8x8).t_ici_s;
+  CHECK(t_open == Approx(14.0 / 53.0 * v / w));
+  CHECK(t_open == Approx(5.8700e-3).epsilon(1e-4));
+  CHECK(t_open / t_cubes == Approx(84.0 / 53.0));
+}
+
+TEST_CASE("mesh: a fixed slice shape is used as given, or refused with the reason") {
+  const roofline::Chip& v4 = chip("tpu-v4");
+  const std::vector<int> s4x4x12 = {4, 4, 12};
+  auto m = roofline::make_mesh({{.name = "X", .size = 4}, {.name = "Y", .size = 48}}, v4, s4x4x12);
+  REQUIRE(m.ok());
+  CHECK(m->slice_shape == s4x4x12);
+  for (const auto& axis : m->placement)
+    for (const auto& p : axis) CHECK(p.wraps);
+  // A shape may be given turned any way: 12x4x4 fits the 16x16x16 pod and
+  // the 4x4x576 TPU7x pod alike; 4x8x10 fits neither's...
+  CHECK(roofline::make_mesh({{.name = "X", .size = 192}}, v4, std::vector<int>{12, 4, 4}).ok());
+  CHECK(roofline::make_mesh({{.name = "X", .size = 192}}, chip("tpu-7x"), std::vector<int>{12, 4, 4}).ok());
+  CHECK(contains(refusal(chip("tpu-7x"), {{.name = "X", .size = 320}}, {4, 8, 10}), "larger than the tpu-7x pod"));
+
+  CHECK(contains(refusal(v4, {{.name = "X", .size = 192}}, {3, 8, 8}),
+                 "slice 3x8x8 cannot be provisioned on tpu-v4"));
+  CHECK(contains(refusal(v4, {{.name = "X", .size = 192}}, {4, 4, 8}),
+                 "slice 4x4x8 holds 128 chips but the mesh puts 192 chips on ICI"));
+  CHECK(contains(refusal(v4, {{.name = "X", .size = 320}}, {4, 4, 20}), "larger than the tpu-v4 pod (16x16x16)"));
+  CHECK(contains(refusal(v4, {{.name = "X", .size = 16}}, {4, 4}), "has 2 dimensions; a tpu-v4 slice has 3"));
+  CHECK(contains(refusal(chip("h100-sxm"), {{.name = "X", .size = 8}}, {8}), "no torus"));
+  // DCN axes do not count: each slice is the fixed shape.
+  auto two = roofline::make_mesh({{.name = "S", .size = 2, .network = roofline::AxisNetwork::kDcn},
+                                  {.name = "X", .size = 192}},
+                                 v4, s4x4x12);
+  REQUIRE(two.ok());
+  CHECK(two->slice_shape == s4x4x12);
+  // v5e keeps its rule: an 8x16 slice wraps on the 16 only.
+  auto v5e = roofline::make_mesh({{.name = "X", .size = 8}, {.name = "Y", .size = 16}}, chip("tpu-v5e"),
+                                 std::vector<int>{8, 16});
+  REQUIRE(v5e.ok());
+  CHECK_FALSE(v5e->placement[0][0].wraps);
+  CHECK(v5e->placement[1][0].wraps);
+}
+
+TEST_CASE("mesh: --slice shapes parse as NxNxN with the column of a mistake") {
+  CHECK(*roofline::parse_slice_shape("4x4x12") == std::vector<int>{4, 4, 12});
+  CHECK(*roofline::parse_slice_shape("16x16") == std::vector<int>{16, 16});
+  auto err = [](const char* text) {
+    auto s = roofline::parse_slice_shape(text);
+    REQUIRE_FALSE(s.ok());
+    return std::string(s.status().message());
+  };
+  CHECK(err("4x4x") == "slice '4x4x': column 5: expected a dimension (e.g. 4x4x12)");
+  CHECK(contains(err("4x0x4"), "column 3: dimension 0 must be >= 1"));
+  CHECK(contains(err("4*4"), "column 2: expected 'x' between dimensions"));
+  CHECK(contains(err("2x2x2x2"), "at most 3 dimensions"));
+  CHECK(contains(err(""), "column 1: expected a dimension"));
+  CHECK(contains(err("99999999999x2"), "column 1: dimension 99999999999 is too large"));
+}
+
+TEST_CASE("mesh collective: DCN steps pay the network latency on top of the achieved rate") {
+  // A v5p with a per-step DCN latency of 20 us and an achieved DCN rate of
+  // 5e9 B/s (of 6.25e9): figures set here, not published ones.
+  roofline::Chip c = chip("tpu-v5p");
+  c.dcn_latency_s = 2e-5;
+  c.achieved.dcn_bytes_per_s = 5e9;
+  auto m = roofline::make_mesh({{.name = "S", .size = 4, .network = roofline::AxisNetwork::kDcn},
+                                {.name = "X", .size = 64}},
+                               c);
+  REQUIRE(m.ok());
+  REQUIRE(m->dims[0].size() == 1);
+  CHECK(m->dims[0][0].bytes_per_s == 5e9);
+  CHECK(m->dims[0][0].hop_latency_s == 2e-5);
+  const double v = 1e9;
+  // AllGather over S alone: a ring of 4 slices, 3 steps; each chip sends
+  // V (N-1)/N = 0.75 V: T = 3 x 20 us + 0.75e9 / 5e9 = 0.15006 s.
+  auto ag = roofline::collective_time(*m, CollectiveKind::kAllGather, "S", v);
+  REQUIRE(ag.ok());
+  CHECK(ag->t_ici_s == Approx(3 * 2e-5 + 0.75 * v / 5e9));
+  CHECK(ag->t_latency_s == Approx(6e-5));
+  // AllReduce over S and X: ICI reduce-scatter V / (3 W_bidi), DCN
+  // all-reduce of V/64 (6 steps, 2 x 0.75 x V/64 bytes), ICI all-gather.
+  auto ar = roofline::collective_time(*m, CollectiveKind::kAllReduce, "S,X", v);
+  REQUIRE(ar.ok());
+  const double ici_phase = v / (3 * 1.8e11);
+  const double dcn_phase = 6 * 2e-5 + 2 * 0.75 * (v / 64) / 5e9;
+  CHECK(ar->t_ici_s == Approx(2 * ici_phase + dcn_phase));
+  // Without a latency or a measurement, the line rate and no latency.
+  const Mesh plain = mesh("S=4:dcn,X=64", "tpu-v5p");
+  CHECK(ici(plain, CollectiveKind::kAllGather, "S", v) == Approx(0.75 * v / 6.25e9));
 }

@@ -17,6 +17,18 @@
 
 namespace roofline {
 
+// One dimension of `size` devices on `chip`'s scale-out network (TPU DCN
+// between slices, GPU InfiniBand between nodes): the rate a collective
+// reaches there when the spec has a measurement of it (achieved
+// dcn_bytes_per_s; host NICs and switches never run a ring at line rate),
+// else the line rate, and the spec's per-step latency (0: not modelled),
+// which a scale-out phase adds to its bytes (network_dim.hpp).
+inline CollectiveDim scale_out_dim(int size, const Chip& chip) {
+  const double rate = chip.achieved.dcn_bytes_per_s > 0 ? chip.achieved.dcn_bytes_per_s : chip.dcn_bytes_per_s;
+  return {.network = DimNetwork::kScaleOut, .size = size, .bytes_per_s = rate, .links = 1,
+          .hop_latency_s = chip.dcn_latency_s};
+}
+
 // The network dimensions a group of `group_size` devices forming one ring
 // axis of `chip`'s interconnect runs over:
 //   TPU torus: one ring, bidirectional iff chip.ici.wraps(group_size);
@@ -34,9 +46,7 @@ inline std::vector<CollectiveDim> group_dims(int group_size, const Chip& chip) {
   const int in_node = group_size <= domain ? group_size : std::gcd(group_size, domain);
   std::vector<CollectiveDim> dims;
   if (group_size / in_node > 1)
-    dims.push_back({.network = DimNetwork::kScaleOut,
-                    .size = group_size / in_node,
-                    .bytes_per_s = chip.dcn_bytes_per_s});
+    dims.push_back(scale_out_dim(group_size / in_node, chip));
   dims.push_back({.network = DimNetwork::kSwitch,
                   .size = in_node,
                   .bytes_per_s = ici.egress_bytes_per_s(),

@@ -49,7 +49,9 @@
 //   all-gather = scale-out all-gather of V/N_fast, then fast all-gather of V;
 //   reduce-scatter the reverse; all-reduce = fast reduce-scatter + scale-out
 //   all-reduce of V/N_fast + fast all-gather.
-// Each phase takes max(bandwidth term, latency floor); phases add.
+// Each phase takes max(bandwidth term, latency floor), except a phase on
+// the scale-out network alone, whose steps are messages that wait for each
+// other: hops x latency + bandwidth term (the alpha-beta model); phases add.
 #pragma once
 
 #include <algorithm>
@@ -161,6 +163,11 @@ struct Phase {
   double t_latency_s = 0;
   double bytes_per_link = 0;
   int hops = 0;
+  // Scale-out only: each step is a message through host NICs and switches
+  // that starts when the previous one has landed, so latency and bytes add
+  // (T = hops x latency + bytes / rate); on a torus or switch the hops
+  // pipeline and the phase takes the larger of the two.
+  bool latency_adds = false;
 };
 
 // all-gather-like (AG, RS) over fast dimensions at once: rates add.
@@ -242,11 +249,13 @@ inline CollectiveTime collective_time(CollectiveKind kind, double v_bytes,
     case CollectiveKind::kAllGather:
     case CollectiveKind::kReduceScatter:
       if (!slow.empty()) phases.push_back(detail::ring_phase(kind, v_bytes / n_fast, slow));
+      if (!slow.empty()) phases.back().latency_adds = true;
       if (!fast.empty()) phases.push_back(detail::ring_phase(kind, v_bytes, fast));
       break;
     case CollectiveKind::kAllReduce:
       if (!fast.empty()) phases.push_back(detail::ring_phase(CollectiveKind::kReduceScatter, v_bytes, fast));
       if (!slow.empty()) phases.push_back(detail::ring_phase(kind, v_bytes / n_fast, slow));
+      if (!slow.empty()) phases.back().latency_adds = true;
       if (!fast.empty()) phases.push_back(detail::ring_phase(CollectiveKind::kAllGather, v_bytes, fast));
       break;
     case CollectiveKind::kAllToAll:
@@ -254,6 +263,7 @@ inline CollectiveTime collective_time(CollectiveKind kind, double v_bytes,
       std::vector<CollectiveDim> all = slow;
       all.insert(all.end(), fast.begin(), fast.end());
       phases.push_back(detail::per_dim_phase(kind, v_bytes, n_fast * n_slow, all, shift));
+      phases.back().latency_adds = fast.empty();
       break;
     }
   }
@@ -261,7 +271,7 @@ inline CollectiveTime collective_time(CollectiveKind kind, double v_bytes,
   for (const detail::Phase& p : phases) {
     t.t_bandwidth_s += p.t_bandwidth_s;
     t.t_latency_s += p.t_latency_s;
-    t.t_ici_s += std::max(p.t_bandwidth_s, p.t_latency_s);
+    t.t_ici_s += p.latency_adds ? p.t_bandwidth_s + p.t_latency_s : std::max(p.t_bandwidth_s, p.t_latency_s);
     t.bytes_per_link = std::max(t.bytes_per_link, p.bytes_per_link);
     t.hops += p.hops;
   }

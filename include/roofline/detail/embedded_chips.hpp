@@ -49,6 +49,7 @@ struct EmbeddedChip {
   int wrap_axis_size = 0;
   std::span<const int> max_shape;
   double dcn_bytes_per_s = 0;
+  double dcn_latency_s = 0;
   double pcie_bytes_per_s = 0;
   int chips_per_host = 1;
   int cores_per_chip = 1;
@@ -85,6 +86,7 @@ inline Chip make_chip(const EmbeddedChip& e) {
   c.ici.wrap_axis_size = e.wrap_axis_size;
   c.ici.max_shape.assign(e.max_shape.begin(), e.max_shape.end());
   c.dcn_bytes_per_s = e.dcn_bytes_per_s;
+  c.dcn_latency_s = e.dcn_latency_s;
   c.pcie_bytes_per_s = e.pcie_bytes_per_s;
   c.chips_per_host = e.chips_per_host;
   c.cores_per_chip = e.cores_per_chip;

@@ -29,6 +29,12 @@ absl::StatusOr<std::vector<MeshAxis>> parse_mesh_axes(std::string_view spec);
 // parse_mesh_axes then make_mesh (roofline/sharding/checked.hpp).
 absl::StatusOr<Mesh> parse_mesh(std::string_view spec, const Chip& chip);
 
+// A physical slice shape, "4x4x12" (or "16x16" on a 2-D torus), for
+// --slice: 1 to 3 positive integers joined by 'x'. Errors carry the column:
+// "slice '4x4x': column 5: expected a dimension". Whether the chip can
+// provision the shape is checked by make_mesh.
+absl::StatusOr<std::vector<int>> parse_slice_shape(std::string_view text);
+
 // Mesh axes named by `text`: "X,Y", "X" or, when no axis is called that,
 // the book's run-together subscripts "XY" read as X then Y (longest axis
 // names first). The order is returned as written. Errors name unknown or

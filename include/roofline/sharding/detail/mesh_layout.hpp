@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "roofline/collectives/collective.hpp"
 #include "roofline/collectives/network_dim.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/sharding/mesh.hpp"
@@ -170,13 +171,47 @@ inline bool more_cube_like(const std::vector<int>& a, const std::vector<int>& b)
   return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
 }
 
-// Slice shapes of `n` chips within the pod, most cube-like first: the
-// shapes TPU slices are provisioned in (v5e 32 chips: 4x8; v5p 64: 4x4x4,
-// 256: 4x8x8).
-inline std::vector<std::vector<int>> slice_shapes(int n, const std::vector<int>& max_shape) {
-  std::vector<std::vector<int>> out;
-  std::vector<int> cur(max_shape.size(), 1);
-  factor_shapes(max_shape, 0, n, cur, out);
+// Can a slice of shape `s` be provisioned on this interconnect? On chips
+// whose wraparound comes from whole cubes joined by optical switches
+// (WrapRule::kAxisMultiple: v4, v5p, 7x; cube edge c = wrap_axis_size = 4)
+// a slice is either part of one cube, every dimension at most c (v5p's
+// published 2x2x1, 2x2x2, 2x4x4), or whole cubes, every dimension a multiple
+// of c (4x4x8, 4x4x12, 8x8x16): Google Cloud's v4 rule, "AxBxC with A, B, C
+// all <= 4 or all integer multiples of 4". Other chips take any shape
+// within the pod.
+inline bool provisionable(const Interconnect& ici, const std::vector<int>& s) {
+  if (ici.wrap != WrapRule::kAxisMultiple || ici.wrap_axis_size <= 0) return true;
+  const int c = ici.wrap_axis_size;
+  bool within_cube = true, whole_cubes = true;
+  for (int x : s) {
+    within_cube = within_cube && x <= c;
+    whole_cubes = whole_cubes && x % c == 0;
+  }
+  return within_cube || whole_cubes;
+}
+
+// Does shape `s` fit the pod `max_shape`, turned any way: its dimensions
+// sorted, each at most the pod's sorted dimensions.
+inline bool fits_pod(std::vector<int> s, std::vector<int> max_shape) {
+  if (s.size() != max_shape.size()) return false;
+  for (std::size_t i = 1; i < s.size(); ++i)
+    for (std::size_t k = i; k > 0 && s[k] < s[k - 1]; --k) std::swap(s[k], s[k - 1]);
+  for (std::size_t i = 1; i < max_shape.size(); ++i)
+    for (std::size_t k = i; k > 0 && max_shape[k] < max_shape[k - 1]; --k) std::swap(max_shape[k], max_shape[k - 1]);
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (s[i] > max_shape[i]) return false;
+  return true;
+}
+
+// Slice shapes of `n` chips within the pod that the chip can provision
+// (provisionable()), most cube-like first: the shapes TPU slices are
+// provisioned in (v5e 32 chips: 4x8; v5p 64: 4x4x4, 192: 4x4x12, 256: 4x8x8).
+inline std::vector<std::vector<int>> slice_shapes(int n, const Interconnect& ici) {
+  std::vector<std::vector<int>> all, out;
+  std::vector<int> cur(ici.max_shape.size(), 1);
+  factor_shapes(ici.max_shape, 0, n, cur, all);
+  for (std::vector<int>& s : all)
+    if (provisionable(ici, s)) out.push_back(std::move(s));
   // An insertion sort: a pod has a few dozen shapes of n chips, and no
   // std::sort is instantiated in every file that includes roofline/core.hpp.
   for (std::size_t i = 1; i < out.size(); ++i)
@@ -184,9 +219,37 @@ inline std::vector<std::vector<int>> slice_shapes(int n, const std::vector<int>&
   return out;
 }
 
+// Why `shape` cannot be a slice of `n` ICI chips on `chip`; "" when it can.
+inline std::string slice_shape_problem(const std::vector<int>& shape, int n, const Chip& chip) {
+  const Interconnect& ici = chip.ici;
+  const std::string text = shape_text(shape);
+  if (ici.topology == Topology::kSwitch)
+    return cat("slice ", text, ": ", chip.name, " has no torus; its NVLink domain takes no slice shape");
+  if (shape.size() != ici.max_shape.size())
+    return cat("slice ", text, " has ", shape.size(), " dimensions; a ", chip.name, " slice has ",
+               ici.max_shape.size(), " (e.g. ", shape_text(ici.max_shape), ")");
+  long long product = 1;
+  for (int x : shape) {
+    if (x < 1) return cat("slice ", text, ": dimensions are >= 1");
+    product *= x;
+  }
+  if (product != n)
+    return cat("slice ", text, " holds ", product, " chips but the mesh puts ", n, " chips on ICI");
+  if (!fits_pod(shape, ici.max_shape))
+    return cat("slice ", text, " is larger than the ", chip.name, " pod (", shape_text(ici.max_shape), ")");
+  if (!provisionable(ici, shape))
+    return cat("slice ", text, " cannot be provisioned on ", chip.name, ": a slice is part of one ",
+               ici.wrap_axis_size, "x", ici.wrap_axis_size, "x", ici.wrap_axis_size,
+               " cube (every dimension at most ", ici.wrap_axis_size, ") or whole cubes (every dimension a multiple of ",
+               ici.wrap_axis_size, ")");
+  return "";
+}
+
 // Lays the ICI axes `ici_axes` of `mesh` on `chip`'s torus; false (and why)
 // when no slice shape within the pod takes them.
-inline bool lay_on_torus(Mesh& mesh, const Chip& chip, const std::vector<int>& ici_axes, std::string* why) {
+// A non-empty `fixed` is the one shape to try (checked by slice_shape_problem).
+inline bool lay_on_torus(Mesh& mesh, const Chip& chip, const std::vector<int>& ici_axes,
+                         const std::vector<int>& fixed, std::string* why) {
   const Interconnect& ici = chip.ici;
   std::vector<int> sizes;
   int n = 1;
@@ -197,7 +260,9 @@ inline bool lay_on_torus(Mesh& mesh, const Chip& chip, const std::vector<int>& i
   // The first shape that takes every axis without sharing a dimension wins;
   // failing that, the one with the fewest shared dimensions.
   std::optional<Search> chosen;
-  for (const std::vector<int>& shape : slice_shapes(n, ici.max_shape)) {
+  const std::vector<std::vector<int>> shapes =
+      fixed.empty() ? slice_shapes(n, ici) : std::vector<std::vector<int>>{fixed};
+  for (const std::vector<int>& shape : shapes) {
     Search cand(ici, shape);
     cand.sizes = sizes;
     cand.place(static_cast<int>(sizes.size()) - 1);
@@ -208,7 +273,18 @@ inline bool lay_on_torus(Mesh& mesh, const Chip& chip, const std::vector<int>& i
   if (!chosen) {
     std::vector<MeshAxis> ici_only;
     for (int i : ici_axes) ici_only.push_back(mesh.axes[static_cast<std::size_t>(i)]);
-    if (why)
+    if (!why) return false;
+    if (!fixed.empty())
+      *why = cat("mesh ", axes_text(ici_only), " cannot be laid on slice ", shape_text(fixed),
+                 ": every ICI axis must be a product of whole or shared dimensions of the slice");
+    else if (shapes.empty())
+      *why = cat("mesh ", axes_text(ici_only), " cannot be laid on a ", chip.name, " slice: ", n,
+                 " chips make no slice within the pod's ", shape_text(ici.max_shape),
+                 ici.wrap == WrapRule::kAxisMultiple
+                     ? cat(", a slice is part of one cube (every dimension at most ", ici.wrap_axis_size,
+                           ") or whole cubes (every dimension a multiple of ", ici.wrap_axis_size, ")")
+                     : std::string(" no shape has that many chips"));
+    else
       *why = cat("mesh ", axes_text(ici_only), " cannot be laid on a ", chip.name, " slice: every ICI axis must be ",
                  "a product of whole or shared torus dimensions within the pod's ", shape_text(ici.max_shape),
                  " (axis sizes must factor into dimensions of at most those lengths)");
@@ -287,12 +363,8 @@ inline bool lay_on_dcn(Mesh& mesh, const Chip& chip, std::string* why) {
       if (why) *why = cat("mesh axis ", a.name, " is on DCN but ", chip.name, " has no dcn_bytes_per_s");
       return false;
     }
-    mesh.dims[i].push_back({.network = DimNetwork::kScaleOut,
-                            .size = a.size,
-                            .bytes_per_s = chip.dcn_bytes_per_s,
-                            .links = 1,
-                            // No per-message DCN latency in the chip specs: not modelled.
-                            .hop_latency_s = 0});
+    // Achieved DCN rate when measured, and the per-step DCN latency.
+    mesh.dims[i].push_back(scale_out_dim(a.size, chip));
   }
   return true;
 }
@@ -314,7 +386,6 @@ namespace roofline {
 
 inline std::optional<Mesh> lay_out_mesh(std::vector<MeshAxis> axes, const Chip& chip, std::string* why,
                                         std::span<const int> slice_shape) {
-  (void)slice_shape;  // fixed physical slice shapes land with the slice-shape rules
   namespace layout = detail::layout;
   auto refuse = [&](std::string reason) -> std::optional<Mesh> {
     if (why) *why = std::move(reason);
@@ -328,6 +399,10 @@ inline std::optional<Mesh> lay_out_mesh(std::vector<MeshAxis> axes, const Chip& 
   mesh.dims.resize(mesh.axes.size());
   mesh.placement.resize(mesh.axes.size());
   if (std::string p = layout::domain_problem(mesh, chip); !p.empty()) return refuse(std::move(p));
+  const std::vector<int> fixed(slice_shape.begin(), slice_shape.end());
+  if (!fixed.empty())
+    if (std::string p = layout::slice_shape_problem(fixed, mesh.ici_device_count(), chip); !p.empty())
+      return refuse(std::move(p));
   if (!layout::lay_on_dcn(mesh, chip, why)) return std::nullopt;
 
   std::vector<int> ici_axes;
@@ -338,10 +413,11 @@ inline std::optional<Mesh> lay_out_mesh(std::vector<MeshAxis> axes, const Chip& 
     return mesh;
   }
   if (ici_axes.empty()) {
-    mesh.slice_shape.assign(chip.ici.max_shape.size(), 1);
+    if (fixed.empty()) mesh.slice_shape.assign(chip.ici.max_shape.size(), 1);
+    else mesh.slice_shape = fixed;
     return mesh;
   }
-  if (!layout::lay_on_torus(mesh, chip, ici_axes, why)) return std::nullopt;
+  if (!layout::lay_on_torus(mesh, chip, ici_axes, fixed, why)) return std::nullopt;
   return mesh;
 }
 
