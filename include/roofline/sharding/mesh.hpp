@@ -12,11 +12,17 @@
 //
 // ICI axes (the default) live inside one TPU slice or one GPU NVLink domain;
 // axes marked ":dcn" ("S=2:dcn") run across slices (TPU data-center network)
-// or across nodes (GPU InfiniBand), at the chip's dcn_bytes_per_s per chip.
+// or across nodes (GPU InfiniBand), at the chip's achieved DCN rate per chip
+// when its spec has one (else dcn_bytes_per_s), each step of a DCN
+// collective paying the spec's dcn_latency_s (scale_out_dim, collective.hpp).
 //
 // Laying ICI axes on a TPU torus. The slice takes the most cube-like shape
-// of its chip count within the pod (`ici.max_shape`), the shapes TPU slices
-// are provisioned in: v5e 32 chips -> 4x8, v5p 64 -> 4x4x4, 256 -> 4x8x8.
+// of its chip count within the pod (`ici.max_shape`) that the chip can
+// provision: v5e 32 chips -> 4x8, v5p 64 -> 4x4x4, 256 -> 4x8x8. On v4, v5p
+// and 7x a slice is part of one 4x4x4 cube (every dimension <= 4: 2x2x1,
+// 2x2x2, 2x2x4, 2x4x4) or whole cubes (every dimension a multiple of 4:
+// 192 -> 4x4x12, never 3x8x8); Google Cloud's v4 topology rule. A given
+// `slice_shape` is used as is (turned any way within the pod) or refused.
 // Every ICI axis then occupies one or more whole physical dimensions (an
 // axis of 64 on v5p spans 4x4x4 and gathers over three dimensions at once).
 // When the axes do not fit the dimensions whole, a less cube-like shape
@@ -35,7 +41,8 @@
 //
 // A mesh cannot be laid when an axis name is not an identifier or is used
 // twice, a size is < 1, there are more ICI chips than the pod or NVLink
-// domain holds, a DCN axis is on a chip without DCN, or no slice shape of
+// domain holds, a DCN axis is on a chip without DCN, a given slice shape is
+// not one the chip provisions for that many chips, or no slice shape of
 // the pod takes the axes; lay_out_mesh says which.
 #pragma once
 
