@@ -63,8 +63,10 @@ std::string plan_text(const PlanRequest& req, const Plan& plan, const PlanTextOp
              plan.rejected_memory, " over HBM, ", plan.rejected_constraint, " by constraints, ", plan.rejected_shape,
              " shapes that do not divide; searched in ", format_seconds(plan.search_seconds), "\n");
   if (plan.ranked.empty()) {
-    out += cat("\nDOES NOT FIT: no layout fits in ", format_bytes(req.chip.hbm_bytes), " of HBM per chip",
-               plan.rejected_memory > 0 ? "" : " and the constraints", ".\n");
+    // Over HBM when some layout could be predicted; else nothing could be laid at all.
+    out += plan.rejected_memory > 0
+               ? cat("\nDOES NOT FIT: no layout fits in ", format_bytes(req.chip.hbm_bytes), " of HBM per chip.\n")
+               : std::string("\nNO LAYOUT: every combination breaks a constraint or does not divide.\n");
   } else {
     TextTable table({{"#", TextTable::Align::kRight},
                      {"mesh"},

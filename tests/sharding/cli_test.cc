@@ -3,8 +3,15 @@
 
 #include <unistd.h>
 
+#include <cstdio>
+#include <fstream>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
+#include "roofline/calibrate/fit.hpp"
+#include "roofline/calibrate/io.hpp"
+#include "roofline/core.hpp"
 #include "tests/cli_support.hpp"
 
 using roofline::testing::run_cli;
@@ -180,4 +187,28 @@ TEST_CASE("cli: plan --format csv has one row per candidate") {
   for (char c : r.out) lines += c == '\n';
   CHECK(lines == 5);  // the header and four candidates
   CHECK(r.out.rfind("rank,mesh,layout,strategy,remat,microbatches,slices,pipeline_stages,expected_s,", 0) == 0);
+}
+
+TEST_CASE("cli: plan --calibration takes the file's curves for the chip, else the built-in ones") {
+  roofline::CalibrationFile file;
+  file.chips.push_back(roofline::fit_calibration(roofline::chip("tpu-v5p"), {}));
+  file.chips.back().calibration.origin = "test: tpu-v5p curves";
+  const std::string path = "plan_calibration_" + std::to_string(::getpid()) + ".json";
+  {
+    std::ofstream out(path);
+    out << roofline::calibration_to_json(file);
+  }
+  const std::string base = "plan --model llama-3-8b --batch-tokens 2097152 --chips 64 --top 1 --format json --calibration " + path;
+  const auto v5p = run_cli(base + " --chip tpu-v5p");
+  INFO(v5p.err);
+  REQUIRE(v5p.exit_code == 0);
+  CHECK(nlohmann::json::parse(v5p.out).at("calibration") == "test: tpu-v5p curves");
+  // A chip the file lacks keeps its built-in calibration, as in `roofline report`.
+  const auto v5e = run_cli(base + " --chip tpu-v5e");
+  REQUIRE(v5e.exit_code == 0);
+  CHECK(nlohmann::json::parse(v5e.out).at("calibration").get<std::string>().rfind("built-in", 0) == 0);
+  std::remove(path.c_str());
+  const auto missing = run_cli(base + " --chip tpu-v5p");
+  CHECK(missing.exit_code != 0);
+  CHECK(missing.err.find(path) != std::string::npos);
 }
