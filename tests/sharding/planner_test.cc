@@ -399,3 +399,44 @@ TEST_CASE("plan JSON lists every rejected candidate with its kind and reason") {
   CHECK(contains(shown, "Ranking: ranked by expected step time"));
   CHECK(contains(shown, "docs/layers.md"));
 }
+
+TEST_CASE("layout text: any mix of roles, axes and separators parses to a layout that round-trips, or is refused") {
+  auto mesh = roofline::parse_mesh("slice=2:dcn,stage=2,data=4,model=4", chip("tpu-v5p"));
+  REQUIRE(mesh.ok());
+  // Tokens ROLE SEP AXIS[,AXIS] joined by separators, each part sometimes wrong.
+  const char* roles[] = {"dp", "fsdp", "tp", "pp", "dp", "fsdp", "tp", "xp", ""};
+  const char* seps[] = {"=", "=", "=", "=", ":", ""};
+  const char* axes[] = {"data", "model", "stage", "slice", "data", "model", "bogus", ""};
+  const char* joins[] = {" ", " ", "  ", "\t", ";", ""};
+  std::uint32_t state = 12345;  // a fixed LCG: the same strings on every run
+  const auto pick = [&](std::size_t n) {
+    state = state * 1664525u + 1013904223u;
+    return (state >> 16) % n;
+  };
+  int parsed = 0;
+  for (int i = 0; i < 5000; ++i) {
+    std::string text;
+    const std::size_t tokens = 1 + pick(3);
+    for (std::size_t t = 0; t < tokens; ++t) {
+      if (t > 0) text += joins[pick(std::size(joins))];
+      text += roles[pick(std::size(roles))];
+      text += seps[pick(std::size(seps))];
+      text += axes[pick(std::size(axes))];
+      if (pick(4) == 0) text += std::string(",") + axes[pick(std::size(axes))];
+    }
+    auto lay = roofline::parse_layout(text, *mesh);
+    if (!lay.ok()) {
+      CHECK(contains(std::string(lay.status().message()), "': column "));
+      continue;
+    }
+    ++parsed;
+    CHECK((lay->fsdp & ~lay->data) == 0u);
+    auto back = roofline::parse_layout(roofline::layout_text(*mesh, *lay), *mesh);
+    REQUIRE(back.ok());
+    CHECK(back->data == lay->data);
+    CHECK(back->fsdp == lay->fsdp);
+    CHECK(back->model == lay->model);
+    CHECK(back->pipeline_axis == lay->pipeline_axis);
+  }
+  CHECK(parsed > 0);
+}
