@@ -1,6 +1,7 @@
 // roofline plan: rank meshes and strategies for training a model, or
 // evaluate one given layout (--mesh and --layout). Parses the arguments and
 // prints the library's renderers (roofline/report/plan.hpp).
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <optional>
@@ -157,7 +158,7 @@ std::variant<PlanArgs, int> parse_args(const Args& args) {
   if (!batch.ok()) return fail(batch.status());
   auto seq = args.get_int("seq", 0, {.min = 0});
   if (!seq.ok()) return fail(seq.status());
-  auto top = args.get_int("top", 20, {.min = 0, .max = 1 << 24});
+  auto top = args.get_int("top", 20, kIntRange);  // a negative --top shows no rows
   if (!top.ok()) return fail(top.status());
   const std::string dtype_text = args.get_or("dtype", "bf16");
   const std::optional<DType> dtype = parse_dtype(dtype_text);
@@ -204,7 +205,7 @@ int run(const Args& args) {
   if (a.mesh) return evaluate(a);
   auto plan = plan_training(a.request);
   if (!plan.ok()) return fail(plan.status());
-  const std::size_t top = static_cast<std::size_t>(a.top);
+  const std::size_t top = static_cast<std::size_t>(std::max<long long>(a.top, 0));
   if (a.format == "json") std::printf("%s\n", plan_json(a.request, *plan, top).dump().c_str());
   else if (a.format == "csv") std::fputs(plan_csv(*plan, top).c_str(), stdout);
   else std::fputs(plan_text(a.request, *plan, {.top = top}).c_str(), stdout);

@@ -58,7 +58,9 @@ std::string plan_ranking_rule() {
 std::string plan_text(const PlanRequest& req, const Plan& plan, const PlanTextOptions& options) {
   std::string out = request_line(req);
   out += calibration_line(req);
-  out += cat(plan.slices, plan.slices == 1 ? " slice" : " slices", " across DCN; ", plan.considered,
+  const char* unit = req.chip.ici.topology == Topology::kSwitch ? "node" : "slice";
+  out += cat(plan.slices == 1 ? cat("one ", unit, " (no DCN)") : cat(plan.slices, " ", unit, "s across DCN"), "; ",
+             plan.considered,
              " combinations: ", plan.evaluated, " predicted, ", plan.ranked.size(), " fit; rejected ",
              plan.rejected_memory, " over HBM, ", plan.rejected_constraint, " by constraints, ", plan.rejected_shape,
              " shapes that do not divide; searched in ", format_seconds(plan.search_seconds), "\n");
