@@ -1,15 +1,18 @@
-// roofline plan: rank meshes and strategies for training a model.
+// roofline plan: rank meshes and strategies for training a model, or
+// evaluate one given layout (--mesh and --layout). Parses the arguments and
+// prints the library's renderers (roofline/report/plan.hpp).
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <variant>
 
+#include "roofline/calibrate/io.hpp"
 #include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
-#include "roofline/format/text_table.hpp"
-#include "roofline/format/units.hpp"
-#include "roofline/report/json.hpp"
+#include "roofline/report/plan.hpp"
+#include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/parse.hpp"
 #include "roofline/sharding/planner.hpp"
 #include "src/cli/command.hpp"
@@ -17,21 +20,126 @@
 namespace roofline::cli {
 namespace {
 
-std::string memory_text(const MemoryPerChip& m) {
-  return detail::cat(format_si(m.total_bytes, "B"), " / ", format_si(m.hbm_bytes, "B"));
-}
+using detail::cat;
 
-// The command line, checked: what plan_training is asked, and how much to show.
+// The command line, checked: what is asked, and how much to show.
 struct PlanArgs {
   std::string format;
   PlanRequest request;
-  std::int64_t seq_len = 0;  // the one the plan used (--seq, else the model's)
   long long top = 20;
+  // --mesh and --layout: evaluate exactly this layout.
+  std::optional<Mesh> mesh;
+  ParallelLayout layout;
+  Remat remat = Remat::kFull;
+  int microbatches = 1;
 };
+
+// "4x4x12". LEAD: swap for parse_slice_shape (roofline/sharding/parse.hpp)
+// when the mesh helper's branch lands; the errors name the column the same way.
+absl::StatusOr<std::vector<int>> slice_shape_arg(const std::string& text) {
+  std::vector<int> dims;
+  std::size_t p = 0;
+  for (;;) {
+    const std::size_t start = p;
+    long long v = 0;
+    while (p < text.size() && std::isdigit(static_cast<unsigned char>(text[p])) && v <= (1 << 24))
+      v = v * 10 + (text[p++] - '0');
+    if (p == start || v < 1 || v > (1 << 24))
+      return absl::InvalidArgumentError(
+          cat("--slice '", text, "': column ", start + 1, ": expected a positive dimension like 4x4x12"));
+    dims.push_back(static_cast<int>(v));
+    if (p == text.size()) return dims;
+    if (text[p] != 'x')
+      return absl::InvalidArgumentError(cat("--slice '", text, "': column ", p + 1, ": expected 'x' or the end"));
+    ++p;
+  }
+}
+
+// "full,minimal": each a policy parse_remat knows.
+absl::StatusOr<std::vector<Remat>> remat_arg(const std::string& text) {
+  std::vector<Remat> out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', start);
+    const std::string one = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::optional<Remat> r = parse_remat(one);
+    if (!r)
+      return absl::InvalidArgumentError(cat("--remat: unknown policy '", one, "' at column ", start + 1,
+                                            "; policies are none, minimal (save-dots), save-qkv, full, offload"));
+    out.push_back(*r);
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+// A positive count option, or `fallback` when absent.
+absl::StatusOr<int> count_arg(const Args& args, const char* name, int fallback) {
+  auto v = args.get_int(name, fallback, {.min = fallback == 0 ? 0 : 1, .max = 1 << 24});
+  if (!v.ok()) return v.status();
+  return static_cast<int>(*v);
+}
+
+// The request's constraints from --slices, --remat, --no-pp / --max-pp,
+// --slice and --max-microbatches.
+absl::StatusOr<PlanConstraints> constraints_arg(const Args& args) {
+  PlanConstraints c;
+  auto slices = count_arg(args, "slices", 0);
+  if (!slices.ok()) return slices.status();
+  c.slices = *slices;
+  if (auto remat = args.get("remat")) {
+    auto r = remat_arg(*remat);
+    if (!r.ok()) return r.status();
+    c.remat = *std::move(r);
+  }
+  if (args.has("no-pp") && args.has("max-pp"))
+    return absl::InvalidArgumentError("--no-pp and --max-pp: give one (--no-pp is --max-pp 1)");
+  auto max_pp = count_arg(args, "max-pp", 0);
+  if (!max_pp.ok()) return max_pp.status();
+  c.max_pipeline_stages = args.has("no-pp") ? 1 : *max_pp;
+  auto max_mb = count_arg(args, "max-microbatches", 0);
+  if (!max_mb.ok()) return max_mb.status();
+  c.max_microbatches = *max_mb;
+  if (auto shape = args.get("slice")) {
+    auto s = slice_shape_arg(*shape);
+    if (!s.ok()) return s.status();
+    c.slice_shape = *std::move(s);
+  }
+  return c;
+}
+
+// --mesh, --layout, --remat (one policy) and --microbatches into `a`.
+absl::Status layout_args(const Args& args, PlanArgs& a) {
+  if (!args.has("layout")) {
+    for (const char* only : {"mesh", "microbatches"})
+      if (args.has(only)) return absl::InvalidArgumentError(cat("--", only, " goes with --layout"));
+    return absl::OkStatus();
+  }
+  auto spec = args.require("mesh");
+  if (!spec.ok()) return absl::InvalidArgumentError("--layout needs --mesh (the axes it names)");
+  auto axes = parse_mesh_axes(*spec);
+  if (!axes.ok()) return axes.status();
+  auto mesh = make_mesh(*std::move(axes), a.request.chip, a.request.constraints.slice_shape);
+  if (!mesh.ok()) return absl::InvalidArgumentError(cat("--mesh '", *spec, "': ", std::string(mesh.status().message())));
+  auto layout = parse_layout(*args.get("layout"), *mesh);
+  if (!layout.ok()) return layout.status();
+  // One policy is evaluated: the one asked, else full (MaxText's default
+  // remat_policy, and the one that fits the most layouts).
+  if (a.request.constraints.remat.size() > 1)
+    return absl::InvalidArgumentError("--layout evaluates one --remat policy; give one");
+  if (!a.request.constraints.remat.empty()) a.remat = a.request.constraints.remat.front();
+  // Without --microbatches: one per stage, the fewest the planner tries.
+  auto mb = count_arg(args, "microbatches", pipeline_stages(*mesh, *layout));
+  if (!mb.ok()) return mb.status();
+  a.microbatches = *mb;
+  if (!args.has("chips")) a.request.chips = mesh->device_count();
+  a.mesh = *std::move(mesh);
+  a.layout = *layout;
+  return absl::OkStatus();
+}
 
 // Reads and checks every option; on a bad one, the exit code of its error.
 std::variant<PlanArgs, int> parse_args(const Args& args) {
-  auto fmt = args.format({"text", "json"});
+  auto fmt = args.format({"text", "json", "csv"});
   if (!fmt.ok()) return fail(fmt.status());
   if (!args.positional().empty()) return fail_usage("plan: unexpected argument '" + args.positional()[0] + "'");
   auto model_name = args.require("model");
@@ -42,137 +150,95 @@ std::variant<PlanArgs, int> parse_args(const Args& args) {
   if (!chip_name.ok()) return fail(chip_name.status());
   auto chip = resolve_chip(*chip_name);
   if (!chip.ok()) return fail(chip.status());
-  auto chips = args.get_int("chips", std::nullopt, kIntRange);
+  // Without --layout the chips are required; with it, the mesh gives them.
+  auto chips = args.get_int("chips", args.has("layout") ? std::optional<long long>(0) : std::nullopt,
+                            {.min = args.has("layout") ? 0 : 1, .max = 1 << 24});
   if (!chips.ok()) return fail(chips.status());
-  if (*chips < 1 || *chips > (1 << 24)) return fail_usage(detail::cat("--chips: expected 1 to 16777216, got ", *chips));
-  auto batch = args.get_int("batch-tokens", std::nullopt);
+  auto batch = args.get_int("batch-tokens", std::nullopt, {.min = 1});
   if (!batch.ok()) return fail(batch.status());
-  auto seq = args.get_int("seq", 0);
+  auto seq = args.get_int("seq", 0, {.min = 0});
   if (!seq.ok()) return fail(seq.status());
-  if (*seq < 0) return fail_usage("--seq: expected a positive length");
-  auto top = args.get_int("top", 20, kIntRange);
+  auto top = args.get_int("top", 20, kIntRange);  // a negative --top shows no rows
   if (!top.ok()) return fail(top.status());
   const std::string dtype_text = args.get_or("dtype", "bf16");
   const std::optional<DType> dtype = parse_dtype(dtype_text);
   if (!dtype) return fail_usage("--dtype: unknown dtype '" + dtype_text + "'");
-  const std::int64_t seq_len = *seq > 0 ? *seq : model->seq_len;
-  return PlanArgs{.format = *fmt,
-                  .request = {.model = *model,
-                              .chip = *chip,
-                              .chips = static_cast<int>(*chips),
-                              .batch_tokens = *batch,
-                              .seq_len = *seq,
-                              .dtypes = {.compute = *dtype, .params = *dtype, .grads = *dtype}},
-                  .seq_len = seq_len,
-                  .top = *top};
-}
-
-std::size_t rows_shown(const Plan& plan, long long top) {
-  return std::min(plan.ranked.size(), static_cast<std::size_t>(std::max<long long>(top, 0)));
-}
-
-void print_json(const PlanArgs& a, const Plan& plan) {
-  const PlanRequest& req = a.request;
-  Json cands = Json::array();
-  for (std::size_t i = 0; i < rows_shown(plan, a.top); ++i)
-    cands.push_back(to_json(plan.ranked[i], static_cast<int>(i + 1)));
-  Json j = Json::object({{"model", req.model.name},
-                         {"params", total_params(req.model)},
-                         {"chip", req.chip.name},
-                         {"chips", req.chips},
-                         {"batch_tokens", req.batch_tokens},
-                         {"seq_len", a.seq_len},
-                         {"dtype", dtype_name(req.dtypes.compute)},
-                         {"considered", plan.considered},
-                         {"evaluated", plan.evaluated},
-                         {"dropped_memory", plan.dropped_memory},
-                         {"skipped", plan.skipped},
-                         {"fitting", plan.ranked.size()},
-                         {"search_seconds", plan.search_seconds},
-                         {"mfu_convention", kMfuConvention},
-                         {"candidates", std::move(cands)}});
-  if (plan.smallest_that_does_not_fit) j["smallest_that_does_not_fit"] = to_json(*plan.smallest_that_does_not_fit, 0);
-  std::printf("%s\n", j.dump().c_str());
-}
-
-// No layout fits: say so, and how far the smallest footprint is from fitting.
-void print_does_not_fit(const Plan& plan, const Chip& chip) {
-  std::printf("\nDOES NOT FIT: no layout fits in %s of HBM per chip.\n", format_si(chip.hbm_bytes, "B").c_str());
-  if (const auto& c = plan.smallest_that_does_not_fit) {
-    const MemoryPerChip& m = c->step.memory;
-    std::printf("smallest footprint: %s, mesh %s, remat %s: %s (params %s, grads %s, optimizer %s, "
-                "activations %s)\n",
-                c->strategy.c_str(), c->mesh.c_str(), std::string(remat_name(c->remat)).c_str(),
-                memory_text(m).c_str(), format_si(m.params_bytes, "B").c_str(),
-                format_si(m.grads_bytes, "B").c_str(), format_si(m.optimizer_bytes, "B").c_str(),
-                format_si(m.activations_bytes, "B").c_str());
+  auto constraints = constraints_arg(args);
+  if (!constraints.ok()) return fail(constraints.status());
+  PlanArgs a{.format = *fmt,
+             .request = {.model = *model,
+                         .chip = *chip,
+                         .chips = static_cast<int>(*chips),
+                         .batch_tokens = *batch,
+                         .seq_len = *seq,
+                         // --dtype is the compute dtype; what is kept between
+                         // steps keeps the trainer defaults of TrainingDTypes.
+                         .dtypes = {.compute = *dtype},
+                         .calibration = std::nullopt,
+                         .constraints = *std::move(constraints)},
+             .top = *top,
+             .mesh = std::nullopt,
+             .layout = {}};
+  if (auto path = args.get("calibration")) {
+    auto file = read_calibration_file(*path);
+    if (!file.ok()) return fail(file.status());
+    // A chip the file lacks keeps its built-in calibration, as in `roofline report`.
+    if (const ChipCalibration* cal = file->find(a.request.chip.name)) a.request.calibration = *cal;
   }
+  if (absl::Status s = layout_args(args, a); !s.ok()) return fail(s);
+  return a;
 }
 
-void print_table(const Plan& plan, long long top) {
-  TextTable table({{"#", TextTable::Align::kRight},
-                   {"mesh"},
-                   {"strategy"},
-                   {"remat"},
-                   {"step time", TextTable::Align::kRight},
-                   {"MFU", TextTable::Align::kRight},
-                   {"bound"},
-                   {"T_math", TextTable::Align::kRight},
-                   {"T_hbm", TextTable::Align::kRight},
-                   {"T_ici", TextTable::Align::kRight},
-                   {"HBM / chip", TextTable::Align::kRight}});
-  for (std::size_t i = 0; i < rows_shown(plan, top); ++i) {
-    const PlanCandidate& c = plan.ranked[i];
-    const TrainingStep& s = c.step;
-    table.add_row({std::to_string(i + 1), c.mesh, c.strategy, std::string(remat_name(c.remat)),
-                   format_seconds(s.step_time_s), format_percent(s.mfu), std::string(bound_name(s.roofline.bound)),
-                   format_seconds(s.roofline.t_math_s), format_seconds(s.roofline.t_hbm_s),
-                   format_seconds(s.roofline.t_ici_s), memory_text(s.memory)});
-  }
-  std::printf("\n%s", table.render().c_str());
-  std::printf("\nMFU: %s.\nStep time: lower bound (communication overlapped with compute); "
-              "see --format json for upper bounds, parts and memory.\n",
-              kMfuConvention);
-}
-
-void print_text(const PlanArgs& a, const Plan& plan) {
-  const PlanRequest& req = a.request;
-  std::printf("%s (%s params) on %d x %s, batch %lld tokens (%lld x %lld), %s\n", req.model.name.c_str(),
-              format_si(total_params(req.model), "").c_str(), req.chips, req.chip.name.c_str(),
-              static_cast<long long>(req.batch_tokens), static_cast<long long>(req.batch_tokens / a.seq_len),
-              static_cast<long long>(a.seq_len), std::string(dtype_name(req.dtypes.compute)).c_str());
-  std::printf("%d combinations: %d predicted, %d do not fit in HBM, %d skipped (shapes that do not divide); "
-              "%zu fit; searched in %s\n",
-              plan.considered, plan.evaluated, plan.dropped_memory, plan.skipped, plan.ranked.size(),
-              format_seconds(plan.search_seconds).c_str());
-  if (plan.ranked.empty()) print_does_not_fit(plan, req.chip);
-  else print_table(plan, a.top);
+int evaluate(const PlanArgs& a) {
+  auto ev = evaluate_layout(a.request, *a.mesh, a.layout, a.remat, a.microbatches);
+  if (!ev.ok()) return fail(ev.status());
+  if (a.format == "json") std::printf("%s\n", evaluation_json(a.request, *ev).dump().c_str());
+  else if (a.format == "csv") std::fputs(evaluation_csv(*ev).c_str(), stdout);
+  else std::fputs(evaluation_text(a.request, *ev).c_str(), stdout);
+  return 0;
 }
 
 int run(const Args& args) {
   std::variant<PlanArgs, int> parsed = parse_args(args);
   if (const int* rc = std::get_if<int>(&parsed)) return *rc;
   const PlanArgs& a = std::get<PlanArgs>(parsed);
+  if (a.mesh) return evaluate(a);
   auto plan = plan_training(a.request);
   if (!plan.ok()) return fail(plan.status());
-  if (a.format == "json") print_json(a, *plan);
-  else print_text(a, *plan);
+  const std::size_t top = static_cast<std::size_t>(std::max<long long>(a.top, 0));
+  if (a.format == "json") std::printf("%s\n", plan_json(a.request, *plan, top).dump().c_str());
+  else if (a.format == "csv") std::fputs(plan_csv(*plan, top).c_str(), stdout);
+  else std::fputs(plan_text(a.request, *plan, {.top = top}).c_str(), stdout);
   return 0;
 }
 
 ROOFLINE_CLI_COMMAND({
     .name = "plan",
-    .usage = "roofline plan --model NAME|PATH --chip NAME|PATH --chips N --batch-tokens B [--seq L] "
-             "[--dtype bf16] [--top 20] [--format text|json]",
-    .summary = "Rank meshes and parallelism strategies (DP, FSDP, TP, PP, DCN) for training a model.",
+    .usage = "roofline plan --model NAME|PATH --chip NAME|PATH --chips N --batch-tokens B [--seq L] [--dtype bf16] "
+             "[--slices N] [--remat P[,P...]] [--no-pp | --max-pp N] [--max-microbatches N] [--slice AxBxC] "
+             "[--mesh AXES --layout ROLES [--microbatches N]] [--calibration FILE] [--top 20] "
+             "[--format text|json|csv]",
+    .summary = "Rank meshes and parallelism strategies (DP, FSDP, TP, PP, DCN) for training a model, or "
+               "evaluate one layout.",
     .options = {{"model", "NAME|PATH", "llama-3-8b, llama-3-70b, or a model config JSON file"},
                 {"chip", "NAME|PATH", "embedded chip name or a chip spec JSON file"},
-                {"chips", "N", "number of chips"},
+                {"chips", "N", "number of chips (with --layout: the mesh's by default)"},
                 {"batch-tokens", "B", "global batch per step, in tokens"},
                 {"seq", "L", "sequence length (default: the model's)"},
-                {"dtype", "DTYPE", "training dtype for params, activations and matmuls (default bf16)"},
-                {"top", "K", "rows to print (default 20)"},
-                {"format", "text|json", "output format (default text)"}},
+                {"dtype", "DTYPE", "compute dtype of activations and matmuls (default bf16)"},
+                {"slices", "N", "slices (TPU) or nodes (GPU) across DCN (default: one up to the pod size)"},
+                {"remat", "P[,P...]", "remat policies: none, minimal, save-qkv, full, offload (default: all; "
+                                      "with --layout one, default full)"},
+                {"no-pp", "", "no pipeline parallelism (--max-pp 1)"},
+                {"max-pp", "N", "at most N pipeline stages"},
+                {"max-microbatches", "N", "at most N pipeline microbatches"},
+                {"slice", "AxBxC", "physical shape of each slice, e.g. 4x4x12"},
+                {"mesh", "AXES", "with --layout: the mesh, e.g. data=16,model=4 or data=16,slice=2:dcn"},
+                {"layout", "ROLES", "evaluate this layout, e.g. \"fsdp=data tp=model\" (roles dp, fsdp, tp, pp)"},
+                {"microbatches", "N", "with --layout: pipeline microbatches (default: one per stage)"},
+                {"calibration", "FILE", "expected times from this calibration file (roofline calibrate)"},
+                {"top", "K", "ranked layouts to print (default 20)"},
+                {"format", "text|json|csv", "output format (default text)"}},
     .run = run,
 });
 

@@ -1,5 +1,5 @@
-// The JSON of predictions, HLO rows, collectives, sharded matmuls and plan
-// candidates (roofline/report/json.hpp). Keys are documented in docs/json.md.
+// The JSON of predictions, HLO rows, collectives and sharded matmuls
+// (roofline/report/json.hpp; plans: roofline/report/plan.hpp). Keys are documented in docs/json.md.
 #include "roofline/report/json.hpp"
 
 #include <string>
@@ -26,26 +26,6 @@ Json collective_step_json(const CollectiveStep& c) {
                        {key(PredictionKey::kIciBytes), c.time.bytes_per_link},
                        {"hops", c.time.hops},
                        {key(PredictionKey::kTIci), c.time.t_ici_s}});
-}
-
-Json memory_json(const MemoryPerChip& m) {
-  return Json::object({{"params_bytes", m.params_bytes},
-                       {"grads_bytes", m.grads_bytes},
-                       {"optimizer_bytes", m.optimizer_bytes},
-                       {"gathered_weights_bytes", m.gathered_weights_bytes},
-                       {"activations_bytes", m.activations_bytes},
-                       {"activations_no_remat_bytes", m.activations_no_remat_bytes},
-                       {"activations_remat_bytes", m.activations_remat_bytes},
-                       {"total_bytes", m.total_bytes},
-                       {"hbm_bytes", m.hbm_bytes},
-                       {"fits", m.fits}});
-}
-
-Json critical_batch_json(const CriticalBatch& c) {
-  return Json::object({{"data_parallel_tokens_per_chip", c.data_parallel_tokens_per_chip},
-                       {"tensor_parallel_max_ways", c.tensor_parallel_max_ways},
-                       {"fsdp_tp_tokens_per_chip", c.fsdp_tp_tokens_per_chip},
-                       {"dcn_tokens_per_slice", c.dcn_tokens_per_slice}});
 }
 
 }  // namespace
@@ -166,33 +146,6 @@ Json to_json(const ShardedMatmulStrategy& s, const ShardedExpected& e) {
     collectives.push_back(std::move(c));
   }
   j["collectives"] = std::move(collectives);
-  return j;
-}
-
-Json to_json(const PlanCandidate& c, int rank) {
-  using K = PredictionKey;
-  const TrainingStep& s = c.step;
-  Json parts = Json::array();
-  for (const StepPart& p : s.parts) {
-    if (p.roofline.flops == 0 && p.roofline.hbm_bytes == 0 && p.roofline.t_ici_s == 0) continue;
-    Json part = Json::object({{"part", p.name}});
-    put(part, p.roofline, {K::kFlops, K::kHbmBytes, K::kTMath, K::kTHbm, K::kTIci});
-    parts.push_back(std::move(part));
-  }
-  Json j = Json::object({{"rank", rank},
-                         {"mesh", c.mesh},
-                         {"layout", c.layout},
-                         {"strategy", c.strategy},
-                         {"remat", remat_name(c.remat)},
-                         {"microbatches", c.microbatches},
-                         {"step_time_s", s.step_time_s},
-                         {"bubble_factor", s.bubble_factor},
-                         {"mfu", s.mfu},
-                         {"tokens_per_chip", s.tokens_per_chip},
-                         {"memory", memory_json(s.memory)},
-                         {"critical_batch", critical_batch_json(c.critical)},
-                         {"parts", std::move(parts)}});
-  put(j, s.roofline, {K::kTLower, K::kTUpper, K::kTMath, K::kTHbm, K::kTIci, K::kBound});
   return j;
 }
 

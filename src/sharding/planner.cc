@@ -1,16 +1,20 @@
-// Enumerates mesh factorisations and strategies, predicts each, ranks them.
+// Enumerates mesh factorisations and strategies within the request's
+// constraints, predicts each, ranks those that fit and keeps the rest with
+// the reason (roofline/sharding/planner.hpp).
 #include "roofline/sharding/planner.hpp"
 
 #include <algorithm>
 #include <chrono>
-#include <map>
-#include <tuple>
+#include <numeric>
 
 #include "roofline/detail/cat.hpp"
 #include "roofline/sharding/checked.hpp"
+#include "src/sharding/planner_detail.hpp"
 
 namespace roofline {
 namespace {
+
+using detail::cat;
 
 std::vector<int> divisors(int n) {
   std::vector<int> d;
@@ -19,12 +23,43 @@ std::vector<int> divisors(int n) {
   return d;
 }
 
+// Slices across DCN: as asked, else one up to the pod size and beyond it
+// the fewest that hold the chips (a 64-chip v5p pod is one slice, never
+// split into DCN "slices" that the hardware would not be).
+absl::StatusOr<int> choose_slices(const PlanRequest& req) {
+  const int domain = req.chip.ici.domain_chips();
+  const char* unit = req.chip.ici.topology == Topology::kSwitch ? "node" : "slice";
+  int s = req.constraints.slices;
+  if (s > 0) {
+    if (req.chips % s != 0)
+      return absl::InvalidArgumentError(cat(s, " ", unit, "s do not divide ", req.chips, " chips"));
+    if (req.chips / s > domain)
+      return absl::InvalidArgumentError(cat(req.chips / s, " chips per ", unit, " > the ", domain, " a ",
+                                            req.chip.name, " ", unit, " holds"));
+  } else {
+    for (int d : divisors(req.chips))
+      if (req.chips / d <= domain) {
+        s = d;
+        break;
+      }
+  }
+  if (s > 1 && !(req.chip.dcn_bytes_per_s > 0))
+    return absl::InvalidArgumentError(cat(req.chip.name, " has no DCN: ", req.chips, " chips need ", s, " ",
+                                          unit, "s of at most ", domain));
+  if (!req.constraints.slice_shape.empty()) {
+    const int held = std::accumulate(req.constraints.slice_shape.begin(), req.constraints.slice_shape.end(), 1,
+                                     std::multiplies<int>());
+    if (held != req.chips / s)
+      return absl::InvalidArgumentError(cat("the slice shape holds ", held, " chips, but each of the ", s, " ",
+                                            unit, "s has ", req.chips / s));
+  }
+  return s;
+}
+
 enum class DcnRole : unsigned char { kNone, kData, kFsdp, kPipeline };
 
 struct MeshShape {
   int x, y, p, s;
-  auto key() const { return std::tie(x, y, p, s); }
-  bool operator<(const MeshShape& o) const { return key() < o.key(); }
 };
 
 // Axis order: slice / node (DCN, outermost), stage, data, model (innermost: the
@@ -39,165 +74,201 @@ std::vector<MeshAxis> mesh_axes(const MeshShape& m, const char* scale_out_name) 
   return axes;
 }
 
-std::string mesh_text(const Mesh& mesh) {
-  std::string s;
-  for (const MeshAxis& a : mesh.axes)
-    s += detail::cat(s.empty() ? "" : ",", a.name, "=", a.size, a.network == AxisNetwork::kDcn ? ":dcn" : "");
-  return s;
+AxisMask axis_bit(std::span<const MeshAxis> axes, std::string_view name) {
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    if (axes[i].name == name) return AxisMask{1} << i;
+  return 0;
 }
 
-AxisMask axis_bit(const Mesh& mesh, const char* name) {
-  const std::optional<int> i = mesh.index(name);
-  return i ? AxisMask{1} << *i : 0;
+int axis_index(std::span<const MeshAxis> axes, std::string_view name) {
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    if (axes[i].name == name) return static_cast<int>(i);
+  return -1;
 }
 
-// The request's own checks, before any mesh is tried.
-absl::Status check_request(const PlanRequest& req, std::int64_t seq) {
-  if (absl::Status s = validate(req.model); !s.ok()) return s;
-  if (req.chips < 1) return absl::InvalidArgumentError(detail::cat("chips must be >= 1, got ", req.chips));
-  if (req.batch_tokens < 1)
-    return absl::InvalidArgumentError(detail::cat("the batch must have >= 1 token, got ", req.batch_tokens));
-  if (!req.chip.has(req.dtypes.compute))
-    return absl::InvalidArgumentError(
-        detail::cat(req.chip.name, " has no ", peak_class_name(peak_class(req.dtypes.compute)), " peak"));
-  if (req.batch_tokens % seq != 0)
-    return absl::InvalidArgumentError(detail::cat("the batch of ", req.batch_tokens,
-                                                  " tokens is not a whole number of ", seq, "-token sequences"));
-  return absl::OkStatus();
+// Why `y`-way tensor parallelism cannot split the model, or "".
+std::string tp_reason(const ModelConfig& m, int y) {
+  if (m.heads % y != 0) return cat("tensor parallel ", y, " does not divide ", m.heads, " heads");
+  if (m.d_ff % y != 0) return cat("tensor parallel ", y, " does not divide d_ff ", m.d_ff);
+  if (m.d_model % y != 0) return cat("tensor parallel ", y, " does not divide d_model ", m.d_model);
+  if (m.kv_heads % y != 0 && y % m.kv_heads != 0)
+    return cat("tensor parallel ", y, " and ", m.kv_heads, " kv heads: neither divides the other");
+  return "";
 }
 
-// One search: the meshes tried so far and the plan being filled.
 class Search {
  public:
-  Search(const PlanRequest& req, std::int64_t seq)
-      : req_(req), model_(req.model), seq_(seq),
+  Search(const PlanRequest& req, int slices)
+      : req_(req), model_(req.model), seq_(plan_seq_len(req)), slices_(slices), cal_(detail::calibration_for(req)),
+        remats_(req.constraints.remat.begin(), req.constraints.remat.end()),
         // TPU slices are joined by DCN, GPU nodes by their scale-out network.
-        scale_out_(req.chip.ici.topology == Topology::kSwitch ? "node" : "slice") {}
+        scale_out_(req.chip.ici.topology == Topology::kSwitch ? "node" : "slice") {
+    if (remats_.empty()) remats_.assign(std::begin(kAllRemats), std::end(kAllRemats));
+    plan_.slices = slices;
+  }
 
-  // Every mesh shape S (DCN) x data x model x stages the model's sizes
-  // divide, and every role of the DCN axis.
+  // Every mesh data x model x stages on ICI the slices hold, and every role
+  // of the DCN axis.
   Plan run() {
-    const int domain = req_.chip.ici.domain_chips();
-    for (int s : divisors(req_.chips)) {
-      const int n_ici = req_.chips / s;
-      if (n_ici > domain) continue;
-      if (s > 1 && !(req_.chip.dcn_bytes_per_s > 0)) continue;
-      for (int y : divisors(n_ici)) {
-        if (model_.heads % y != 0 || model_.d_ff % y != 0 || model_.d_model % y != 0) continue;
-        if (model_.kv_heads % y != 0 && y % model_.kv_heads != 0) continue;
-        for (int p_ici : divisors(n_ici / y)) {
-          if (model_.layers % p_ici != 0) continue;
-          std::vector<DcnRole> roles = {DcnRole::kNone};
-          if (s > 1) roles = {DcnRole::kData, DcnRole::kFsdp, DcnRole::kPipeline};
-          for (DcnRole role : roles) {
-            if (role == DcnRole::kPipeline && (p_ici > 1 || model_.layers % s != 0)) continue;
-            try_shape(MeshShape{n_ici / (y * p_ici), y, p_ici, s}, role);
-          }
+    const int s = slices_, n_ici = req_.chips / s;
+    for (int y : divisors(n_ici))
+      for (int p : divisors(n_ici / y)) {
+        std::vector<DcnRole> roles = {DcnRole::kNone};
+        if (s > 1) roles = {DcnRole::kData, DcnRole::kFsdp, DcnRole::kPipeline};
+        for (DcnRole role : roles) {
+          if (role == DcnRole::kPipeline && p > 1) continue;  // one pipeline axis
+          try_shape(MeshShape{n_ici / (y * p), y, p, s}, role);
         }
       }
-    }
     return std::move(plan_);
   }
 
  private:
-  // The layouts of one mesh shape: FSDP inside the slices or not.
+  void reject(std::vector<MeshAxis> axes, const ParallelLayout& lay, RejectKind kind, std::string reason,
+              std::optional<Remat> remat = std::nullopt, int microbatches = 0, const MemoryPerChip& memory = {}) {
+    plan_.rejected.push_back({.axes = std::move(axes),
+                              .layout = lay,
+                              .remat = remat,
+                              .microbatches = microbatches,
+                              .kind = kind,
+                              .memory = memory,
+                              .reason = std::move(reason)});
+  }
+
+  // One mesh shape and DCN role: its shape checks, then the layouts of the
+  // ICI data axis (FSDP or not).
   void try_shape(const MeshShape& shape, DcnRole role) {
-    const absl::StatusOr<Mesh>& mesh_or = mesh(shape);
-    if (!mesh_or.ok()) {
-      ++plan_.skipped;
-      return;
-    }
-    const Mesh& mesh = *mesh_or;
-    const AxisMask data_ici = axis_bit(mesh, "data"), model_ax = axis_bit(mesh, "model");
-    const AxisMask slice = axis_bit(mesh, scale_out_);
+    std::vector<MeshAxis> axes = mesh_axes(shape, scale_out_);
+    const AxisMask data_ici = axis_bit(axes, "data"), slice = axis_bit(axes, scale_out_);
+    ParallelLayout base;
+    base.data = data_ici | ((role == DcnRole::kData || role == DcnRole::kFsdp) ? slice : 0);
+    base.fsdp = role == DcnRole::kFsdp ? data_ici | slice : 0;
+    base.model = axis_bit(axes, "model");
+    base.pipeline_axis = axis_index(axes, role == DcnRole::kPipeline ? scale_out_ : "stage");
     const int stages = shape.p * (role == DcnRole::kPipeline ? shape.s : 1);
+    const int data_ways = shape.x * ((role == DcnRole::kData || role == DcnRole::kFsdp) ? shape.s : 1);
+    const std::int64_t sequences = req_.batch_tokens / seq_;
+    std::string why = tp_reason(model_, shape.y);
+    if (why.empty() && model_.layers % stages != 0)
+      why = cat(stages, " pipeline stages do not divide ", model_.layers, " layers");
+    if (why.empty() && sequences % data_ways != 0)
+      why = cat(sequences, " sequences do not split over ", data_ways, " data shards");
+    if (!why.empty()) return reject(std::move(axes), base, RejectKind::kShape, std::move(why));
+    if (std::string c = detail::stages_reason(stages, req_.constraints); !c.empty())
+      return reject(std::move(axes), base, RejectKind::kConstraint, std::move(c));
+    absl::StatusOr<Mesh> mesh = make_mesh(axes, req_.chip, req_.constraints.slice_shape);
+    if (!mesh.ok()) return reject(std::move(axes), base, RejectKind::kShape, std::string(mesh.status().message()));
+    // FSDP across slices only on top of FSDP inside them; DP on ICI both ways.
     std::vector<bool> fsdp_modes = {false};
-    if (shape.x > 1) fsdp_modes = {false, true};
+    if (role == DcnRole::kFsdp) fsdp_modes = {true};
+    else if (shape.x > 1) fsdp_modes = {false, true};
     for (bool ici_fsdp : fsdp_modes) {
-      // FSDP across slices only on top of FSDP inside them.
-      if (role == DcnRole::kFsdp && shape.x > 1 && !ici_fsdp) continue;
-      ParallelLayout lay;
-      lay.data = data_ici | ((role == DcnRole::kData || role == DcnRole::kFsdp) ? slice : 0);
+      ParallelLayout lay = base;
       lay.fsdp = (ici_fsdp ? data_ici : 0) | (role == DcnRole::kFsdp ? slice : 0);
-      lay.model = model_ax;
-      if (role == DcnRole::kPipeline) lay.pipeline_axis = *mesh.index(scale_out_);
-      else if (shape.p > 1) lay.pipeline_axis = *mesh.index("stage");
-      try_layout(mesh, lay, stages, slice);
+      try_layout(*mesh, lay, stages);
     }
   }
 
-  // One layout with and without remat, over the microbatch counts a
-  // pipeline of `stages` takes: predicted, kept if it fits (or if it is the
-  // smallest miss so far).
-  void try_layout(const Mesh& mesh, const ParallelLayout& lay, int stages, AxisMask slice) {
-    for (Remat remat : {Remat::kNone, Remat::kFull}) {
-      std::vector<int> mbs = {1};
-      if (stages > 1) mbs = {stages, 2 * stages, 4 * stages, 8 * stages};
-      for (int mb : mbs) {
-        ++plan_.considered;
+  // The microbatch counts of a pipeline of `stages`: 1, 2, 4, 8 per stage,
+  // under the cap (the cap itself when even one per stage is over it).
+  std::vector<int> microbatch_counts(int stages) const {
+    if (stages <= 1) return {1};
+    const int cap = req_.constraints.max_microbatches;
+    std::vector<int> mbs;
+    for (int k : {1, 2, 4, 8})
+      if (cap == 0 || k * stages <= cap) mbs.push_back(k * stages);
+    if (mbs.empty()) mbs.push_back(cap);
+    return mbs;
+  }
+
+  // One layout with every remat policy and microbatch count: predicted,
+  // ranked if it fits, kept with its reason if not.
+  void try_layout(const Mesh& mesh, const ParallelLayout& lay, int stages) {
+    for (Remat remat : remats_)
+      for (int mb : microbatch_counts(stages)) {
         const TrainingConfig cfg{.batch_tokens = req_.batch_tokens,
                                  .seq_len = seq_,
                                  .dtypes = req_.dtypes,
                                  .remat = remat,
                                  .mask = req_.mask,
                                  .microbatches = mb};
-        if (!validate_training_step(model_, req_.chip, mesh, lay, cfg).ok()) {
-          ++plan_.skipped;
+        if (absl::Status v = validate_training_step(model_, req_.chip, mesh, lay, cfg); !v.ok()) {
+          reject(mesh.axes, lay, RejectKind::kShape, std::string(v.message()), remat, mb);
           continue;
         }
-        ++plan_.evaluated;
-        TrainingStep step = training_step(model_, req_.chip, mesh, lay, cfg);
-        const bool fits = step.memory.fits;
-        if (!fits) {
-          ++plan_.dropped_memory;
-          if (plan_.smallest_that_does_not_fit &&
-              plan_.smallest_that_does_not_fit->step.memory.total_bytes <= step.memory.total_bytes)
-            continue;
+        TrainingStep step = training_step(model_, req_.chip, mesh, lay, cfg, &cal_);
+        if (!step.memory.fits) {
+          reject(mesh.axes, lay, RejectKind::kMemory, detail::memory_reason(step.memory, remat), remat, mb,
+                 step.memory);
+          continue;
         }
-        PlanCandidate c{.mesh = mesh_text(mesh),
-                        .layout = describe_layout(mesh),
-                        .strategy = strategy_name(mesh, lay, mb),
-                        .remat = remat,
-                        .microbatches = mb,
-                        .step = std::move(step),
-                        .critical = critical_batch(req_.chip, mesh, lay.data & ~slice, lay.model, lay.data & slice,
-                                                   model_.d_ff, req_.dtypes.compute)};
-        if (fits) plan_.ranked.push_back(std::move(c));
-        else plan_.smallest_that_does_not_fit = std::move(c);
+        plan_.ranked.push_back({.mesh = mesh,
+                                .layout = lay,
+                                .remat = remat,
+                                .microbatches = mb,
+                                .step = std::move(step),
+                                .critical = detail::critical_of(req_, mesh, lay)});
       }
-    }
-  }
-
-  // Each shape is laid once.
-  const absl::StatusOr<Mesh>& mesh(const MeshShape& shape) {
-    auto it = meshes_.find(shape);
-    if (it == meshes_.end()) it = meshes_.emplace(shape, make_mesh(mesh_axes(shape, scale_out_), req_.chip)).first;
-    return it->second;
   }
 
   const PlanRequest& req_;
   const ModelConfig& model_;
   std::int64_t seq_;
+  int slices_;
+  ChipCalibration cal_;
+  std::vector<Remat> remats_;
   const char* scale_out_;
   Plan plan_;
-  std::map<MeshShape, absl::StatusOr<Mesh>> meshes_;
 };
+
+// Closest to fitting first: memory misses by total / HBM, then constraint
+// breaks, then shapes; within a kind by mesh and layout text.
+void sort_rejected(std::vector<RejectedCandidate>& rejected) {
+  struct Key {
+    RejectKind kind;
+    double over;
+    std::string mesh, layout;
+    int remat, microbatches;
+    std::size_t index;
+  };
+  std::vector<Key> keys;
+  keys.reserve(rejected.size());
+  for (std::size_t i = 0; i < rejected.size(); ++i) {
+    const RejectedCandidate& r = rejected[i];
+    const double over = r.kind == RejectKind::kMemory && r.memory.hbm_bytes > 0
+                            ? r.memory.total_bytes / r.memory.hbm_bytes
+                            : 0;
+    keys.push_back({r.kind, over, mesh_text(r.axes), layout_text(r.axes, r.layout),
+                    r.remat ? static_cast<int>(*r.remat) : -1, r.microbatches, i});
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    return std::tie(a.kind, a.over, a.mesh, a.layout, a.remat, a.microbatches) <
+           std::tie(b.kind, b.over, b.mesh, b.layout, b.remat, b.microbatches);
+  });
+  std::vector<RejectedCandidate> sorted;
+  sorted.reserve(rejected.size());
+  for (const Key& k : keys) sorted.push_back(std::move(rejected[k.index]));
+  rejected = std::move(sorted);
+}
 
 }  // namespace
 
 absl::StatusOr<Plan> plan_training(const PlanRequest& req) {
   const auto start = std::chrono::steady_clock::now();
-  const std::int64_t seq = req.seq_len > 0 ? req.seq_len : req.model.seq_len;
-  if (absl::Status s = check_request(req, seq); !s.ok()) return s;
-  Plan plan = Search(req, seq).run();
-  std::sort(plan.ranked.begin(), plan.ranked.end(), [](const PlanCandidate& a, const PlanCandidate& b) {
-    if (a.step.step_time_s != b.step.step_time_s) return a.step.step_time_s < b.step.step_time_s;
-    if (a.step.roofline.t_upper_s != b.step.roofline.t_upper_s) return a.step.roofline.t_upper_s < b.step.roofline.t_upper_s;
-    return a.step.memory.total_bytes < b.step.memory.total_bytes;
-  });
-  if (!plan.ranked.empty()) plan.smallest_that_does_not_fit.reset();
-  plan.search_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (absl::Status s = detail::check_request(req); !s.ok()) return s;
+  absl::StatusOr<int> slices = choose_slices(req);
+  if (!slices.ok()) return slices.status();
+  Plan plan = Search(req, *slices).run();
+  std::sort(plan.ranked.begin(), plan.ranked.end(), plan_order);
+  sort_rejected(plan.rejected);
+  for (const RejectedCandidate& r : plan.rejected) {
+    if (r.kind == RejectKind::kMemory) ++plan.rejected_memory;
+    else if (r.kind == RejectKind::kConstraint) ++plan.rejected_constraint;
+    else ++plan.rejected_shape;
+  }
+  plan.considered = static_cast<int>(plan.ranked.size() + plan.rejected.size());
+  plan.evaluated = static_cast<int>(plan.ranked.size()) + plan.rejected_memory;
+  plan.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return plan;
 }
 

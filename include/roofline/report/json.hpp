@@ -21,7 +21,6 @@
 #include "roofline/predict.hpp"
 #include "roofline/report/expected.hpp"
 #include "roofline/report/report.hpp"
-#include "roofline/sharding/planner.hpp"
 #include "roofline/sharding/sharded_matmul.hpp"
 #include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/trace.hpp"
@@ -71,9 +70,6 @@ Json to_json(const ShardedMatmulStrategy& s);
 // The same with "expected_s" in the local matmul, each collective and the
 // whole (`roofline predict EXPR`; roofline/report/expected.hpp).
 Json to_json(const ShardedMatmulStrategy& s, const ShardedExpected& expected);
-
-// A ranked candidate of `roofline plan` (rank 0: the closest miss).
-Json to_json(const PlanCandidate& c, int rank);
 
 // `roofline stats`: the whole document, `max_ops` ops at most.
 Json to_json(const Trace& trace, const TraceStats& stats, std::size_t max_ops);

@@ -19,6 +19,7 @@
 #include "roofline/sharding/matmul_expression.hpp"
 #include "roofline/sharding/mesh.hpp"
 #include "roofline/sharding/model_config.hpp"
+#include "roofline/sharding/training_step.hpp"
 
 namespace roofline {
 
@@ -40,6 +41,15 @@ absl::StatusOr<std::vector<int>> parse_slice_shape(std::string_view text);
 // names first). The order is returned as written. Errors name unknown or
 // repeated axes.
 absl::StatusOr<std::vector<int>> resolve_axes(const Mesh& mesh, std::string_view text);
+
+// A parallel layout on `mesh`: whitespace-separated ROLE=AXIS[,AXIS...]
+// with roles dp (data parallel), fsdp (data parallel with parameters,
+// gradients and optimizer state sharded: its axes are data axes too), tp
+// (tensor parallel) and pp (pipeline stages, one axis). Axes in no role
+// replicate. "fsdp=data tp=model"; layout_text (roofline/sharding/planner.hpp)
+// writes what this reads. Errors name the column: "layout 'fsdp=data
+// tp=modl': column 14: unknown mesh axis 'modl'; the mesh has data, model".
+absl::StatusOr<ParallelLayout> parse_layout(std::string_view text, const Mesh& mesh);
 
 // Errors carry the column: "expression:1:15: expected ',' or ']' after dim 'D'".
 absl::StatusOr<MatmulExpression> parse_matmul_expression(std::string_view text);
