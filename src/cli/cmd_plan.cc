@@ -34,27 +34,6 @@ struct PlanArgs {
   int microbatches = 1;
 };
 
-// "4x4x12". LEAD: swap for parse_slice_shape (roofline/sharding/parse.hpp)
-// when the mesh helper's branch lands; the errors name the column the same way.
-absl::StatusOr<std::vector<int>> slice_shape_arg(const std::string& text) {
-  std::vector<int> dims;
-  std::size_t p = 0;
-  for (;;) {
-    const std::size_t start = p;
-    long long v = 0;
-    while (p < text.size() && std::isdigit(static_cast<unsigned char>(text[p])) && v <= (1 << 24))
-      v = v * 10 + (text[p++] - '0');
-    if (p == start || v < 1 || v > (1 << 24))
-      return absl::InvalidArgumentError(
-          cat("--slice '", text, "': column ", start + 1, ": expected a positive dimension like 4x4x12"));
-    dims.push_back(static_cast<int>(v));
-    if (p == text.size()) return dims;
-    if (text[p] != 'x')
-      return absl::InvalidArgumentError(cat("--slice '", text, "': column ", p + 1, ": expected 'x' or the end"));
-    ++p;
-  }
-}
-
 // "full,minimal": each a policy parse_remat knows.
 absl::StatusOr<std::vector<Remat>> remat_arg(const std::string& text) {
   std::vector<Remat> out;
@@ -100,8 +79,8 @@ absl::StatusOr<PlanConstraints> constraints_arg(const Args& args) {
   if (!max_mb.ok()) return max_mb.status();
   c.max_microbatches = *max_mb;
   if (auto shape = args.get("slice")) {
-    auto s = slice_shape_arg(*shape);
-    if (!s.ok()) return s.status();
+    auto s = parse_slice_shape(*shape);
+    if (!s.ok()) return absl::InvalidArgumentError(cat("--", std::string(s.status().message())));
     c.slice_shape = *std::move(s);
   }
   return c;
