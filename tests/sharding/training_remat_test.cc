@@ -180,6 +180,18 @@ TEST_CASE("expected: a roofline calibration hides FSDP under compute and exposes
   CHECK(tp.expected_s >= tp.step_time_s);
   CHECK(tp.expected_s <= tp.roofline.t_upper_s * (1 + 1e-12));
   CHECK(tp.mfu_no_overlap <= tp.mfu_expected);
+  // With a pipeline the bubble stretches the compute and the TP collectives
+  // inside each microbatch's slot; the stage-boundary shifts are exposed.
+  const Mesh mp = mesh("P=4,X=4,Y=4", "tpu-v5p");
+  const TrainingStep pp = step(llama8b(), "tpu-v5p", mp,
+                               {.data = axes(mp, "X"), .fsdp = axes(mp, "X"), .model = axes(mp, "Y"),
+                                .pipeline_axis = *mp.index("P")},
+                               {.batch_tokens = 64 * 8192, .remat = Remat::kFull, .microbatches = 4}, &exact);
+  REQUIRE(pp.bubble_factor == Approx(7.0 / 4.0));
+  const double pipe = part(pp, "pipeline transfers").roofline.t_ici_s;
+  REQUIRE(pipe > 0);
+  CHECK(pp.expected_s == Approx(std::max(pp.t_compute_s, part(pp, "fsdp collectives").roofline.t_ici_s) +
+                                7.0 / 4.0 * part(pp, "tensor-parallel collectives").roofline.t_ici_s + pipe));
 }
 
 TEST_CASE("expected: half the matmul efficiency doubles the matmul parts' expected time") {

@@ -11,8 +11,11 @@
 // calibrated time (roofline::expected_s: matmuls kMatmul, streams kMemory,
 // collectives kCollective, host copies kHostLink), then
 //   C = sum of the compute parts' expected times x bubble
-//   E = tensor-parallel collectives + pipeline transfers: exposed, because
-//       the next op needs their result (the activations of this microbatch)
+//   E = tensor-parallel collectives x bubble + pipeline transfers: exposed,
+//       because the next op needs their result (the activations of this
+//       microbatch); the TP collectives sit inside each microbatch's slot
+//       of the pipeline schedule, so the bubble stretches them as it does
+//       compute
 //   H = FSDP gathers and reduce-scatters + gradient all-reduce + host
 //       offload copies: hidden, because they move weights, gradients or
 //       saved activations of another layer and run asynchronously (XLA's
@@ -37,7 +40,7 @@ inline void step_totals(const Context& c, TrainingStep& st) {
     compute += p.roofline.t_lower_s;
     switch (overlap_of(i)) {
       case Overlap::kCompute: compute_expected += p.expected_s; break;
-      case Overlap::kExposed: exposed += p.expected_s; break;
+      case Overlap::kExposed: exposed += p.expected_s * (i == kTp ? st.bubble_factor : 1.0); break;
       case Overlap::kHidden: hidden += p.expected_s; break;
     }
   }
