@@ -22,11 +22,7 @@ struct StageActivations {
 };
 
 inline StageActivations stage_activations(const Context& c, Remat r, double in_flight) {
-  const Shapes& s = c.s;
-  const LayerActivations a =
-      layer_activations(r, c.model.mlp, static_cast<double>(s.D), static_cast<double>(s.Dl), static_cast<double>(s.Fl),
-                        static_cast<double>(s.nl * s.H), static_cast<double>(s.kl * s.H), static_cast<double>(s.nl),
-                        c.bytes);
+  const LayerActivations a = c.activations(r);
   const double working = r == Remat::kNone ? 0 : static_cast<double>(c.t) * a.all_bytes;
   return {.hbm_bytes = c.L_s * in_flight * a.kept_bytes + working,
           .host_bytes = r == Remat::kOffload ? c.L_s * in_flight * (a.all_bytes - a.kept_bytes) : 0};

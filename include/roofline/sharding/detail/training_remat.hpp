@@ -1,4 +1,4 @@
-// What each rematerialisation policy (Remat, training_step.hpp) runs twice
+// What each rematerialisation policy (Remat, remat.hpp) runs twice
 // and keeps, for one decoder layer. Part of the training-step model
 // (detail/training_step_parts.hpp); not a public header.
 //
@@ -27,11 +27,14 @@
 //   offload   D_l in HBM; the rest of none's set in host    nothing; none's set less D_l crosses the
 //             memory                                        host link out and back in
 //
-// "minimal" is jax's checkpoint_dots_with_no_batch_dims (MaxText
-// remat_policy "minimal"): the weight matmuls have no batch dimension and
-// their outputs are saved; QK^T and PV have one (batch and heads), so the
-// attention core runs again, and with it the attention output the Wo
-// gradient needs. "save-qkv" is MaxText's save_qkv_proj. The layer input is
+// The names are MaxText's (its Decoder maps remat_policy to a jax policy
+// and wraps each decoder layer in nn.remat; the logits stay outside).
+// "minimal" is jax's checkpoint_dots_with_no_batch_dims: the weight
+// matmuls have no batch dimension and their outputs are saved; QK^T and PV
+// have one (batch and heads), so the attention core runs again, and with it
+// the attention output the Wo gradient needs. W_down's output is saveable
+// but the backward never reads it, so it is not kept. "save-qkv" is
+// save_qkv_proj: save_only_these_names(query_proj, key_proj, value_proj). The layer input is
 // kept by every policy: it is the carry of the scan over layers. Every
 // policy but none also holds one layer's full set while that layer's
 // backward runs (the working set, memory_per_chip). The forward's
@@ -41,7 +44,7 @@
 #pragma once
 
 #include "roofline/sharding/model_config.hpp"
-#include "roofline/sharding/training_step.hpp"
+#include "roofline/sharding/remat.hpp"
 
 namespace roofline::detail::step {
 

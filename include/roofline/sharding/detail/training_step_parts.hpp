@@ -173,6 +173,12 @@ struct Context {
 
   PartBuilder part(TrainingStep& st, Part p) const { return PartBuilder(st.parts[p], chip, dt, cal); }
   double layer_grad_bytes() const { return s.layer_params_local_tp * grad_bytes; }
+  // One layer's activations per token under policy `r` (training_remat.hpp).
+  LayerActivations activations(Remat r) const {
+    return layer_activations(r, model.mlp, static_cast<double>(s.D), static_cast<double>(s.Dl),
+                             static_cast<double>(s.Fl), static_cast<double>(s.nl * s.H),
+                             static_cast<double>(s.kl * s.H), static_cast<double>(s.nl), bytes);
+  }
   double embed_grad_bytes() const { return s.embed_params_local_tp * grad_bytes; }
 };
 
@@ -348,17 +354,16 @@ inline void pipeline_transfers(const Context& c, TrainingStep& st) {
 inline void host_offload(const Context& c, TrainingStep& st) {
   if (c.cfg.remat != Remat::kOffload) return;
   PartBuilder h = c.part(st, kHostOffload);
-  const LayerActivations a = layer_activations(c.cfg.remat, c.model.mlp, static_cast<double>(c.s.D),
-                                               static_cast<double>(c.s.Dl), static_cast<double>(c.s.Fl),
-                                               static_cast<double>(c.s.nl * c.s.H), static_cast<double>(c.s.kl * c.s.H),
-                                               static_cast<double>(c.s.nl), c.bytes);
+  const LayerActivations a = c.activations(c.cfg.remat);
   h.host_copy(static_cast<double>(c.t) * (a.all_bytes - a.kept_bytes), 2 * c.per_layer);
 }
 
-}  // namespace roofline::detail::step
+// The last two steps, each in its own header (included at the end of this
+// one).
+inline void step_totals(const Context& c, TrainingStep& st);      // training_expected.hpp
+inline void memory_per_chip(const Context& c, TrainingStep& st);  // training_memory.hpp
 
-#include "roofline/sharding/detail/training_expected.hpp"
-#include "roofline/sharding/detail/training_memory.hpp"
+}  // namespace roofline::detail::step
 
 namespace roofline {
 
@@ -415,3 +420,6 @@ inline std::string strategy_name(const Mesh& mesh, const ParallelLayout& lay, in
 }
 
 }  // namespace roofline
+
+#include "roofline/sharding/detail/training_expected.hpp"
+#include "roofline/sharding/detail/training_memory.hpp"
