@@ -23,9 +23,13 @@ set(ROOFLINE_CORE_HEADERS
   include/roofline/sharding/mesh_collective.hpp
   include/roofline/sharding/model_config.hpp
   include/roofline/sharding/sharded_matmul.hpp
+  include/roofline/sharding/remat.hpp
   include/roofline/sharding/training_step.hpp
   include/roofline/sharding/detail/mesh_layout.hpp
   include/roofline/sharding/detail/sharded_matmul_search.hpp
   include/roofline/sharding/detail/training_step_parts.hpp
+  include/roofline/sharding/detail/training_remat.hpp
+  include/roofline/sharding/detail/training_expected.hpp
+  include/roofline/sharding/detail/training_memory.hpp
   include/roofline/detail/cat.hpp
   include/roofline/detail/embedded_chips.hpp)

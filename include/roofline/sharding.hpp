@@ -16,5 +16,6 @@
 #include "roofline/sharding/mesh.hpp"
 #include "roofline/sharding/mesh_collective.hpp"
 #include "roofline/sharding/model_config.hpp"
+#include "roofline/sharding/remat.hpp"
 #include "roofline/sharding/sharded_matmul.hpp"
 #include "roofline/sharding/training_step.hpp"

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <optional>
+#include <iterator>
 #include <set>
+#include <utility>
 
 #include "roofline/detail/cat.hpp"
 #include "roofline/sharding/mesh_collective.hpp"
@@ -165,6 +167,34 @@ absl::Status validate(const ModelConfig& m) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// Kept state (master weights, gradients, optimizer moments) is stored in a
+// floating-point type of whole bytes: an integer or sub-byte type there is
+// a slip, not a choice the model can cost.
+bool is_state_dtype(DType t) {
+  switch (t) {
+    case DType::kF16: case DType::kBF16: case DType::kF32: case DType::kF64:
+    case DType::kF8E3M4: case DType::kF8E4M3: case DType::kF8E4M3FN: case DType::kF8E4M3B11FNUZ:
+    case DType::kF8E4M3FNUZ: case DType::kF8E5M2: case DType::kF8E5M2FNUZ: return true;
+    default: return false;
+  }
+}
+
+absl::Status validate_training_dtypes(const TrainingDTypes& d) {
+  const std::pair<const char*, DType> kept[] = {{"params", d.params}, {"grads", d.grads}, {"optimizer", d.optimizer}};
+  for (const auto& [what, t] : kept)
+    if (!is_state_dtype(t))
+      return absl::InvalidArgumentError(detail::cat("training dtypes: ", what, " is ", dtype_name(t),
+                                                    "; expected a floating-point type (f32, bf16, f16, f8...)"));
+  if (d.optimizer_states < 0)
+    return absl::InvalidArgumentError(
+        detail::cat("training dtypes: the optimizer keeps >= 0 states per parameter, not ", d.optimizer_states));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status validate_training_step(const ModelConfig& model, const Chip& chip, const Mesh& mesh,
                                     const ParallelLayout& lay, const TrainingConfig& cfg) {
   if (absl::Status s = validate(model); !s.ok()) return s;
@@ -209,8 +239,13 @@ absl::Status validate_training_step(const ModelConfig& model, const Chip& chip, 
   if (model.kv_heads % y != 0 && y % model.kv_heads != 0)
     return absl::InvalidArgumentError(
         detail::cat(y, "-way tensor parallelism and ", model.kv_heads, " kv heads: one must divide the other"));
-  if (cfg.dtypes.optimizer_states < 0)
-    return absl::InvalidArgumentError("the optimizer keeps >= 0 states per parameter");
+  if (absl::Status s = validate_training_dtypes(cfg.dtypes); !s.ok()) return s;
+  if (std::find(std::begin(kAllRemats), std::end(kAllRemats), cfg.remat) == std::end(kAllRemats))
+    return absl::InvalidArgumentError(
+        detail::cat("remat policy ", static_cast<int>(cfg.remat), " is none of none, minimal, save-qkv, full, offload"));
+  if (cfg.remat == Remat::kOffload && !(chip.pcie_bytes_per_s > 0))
+    return absl::InvalidArgumentError(
+        detail::cat("remat offload needs a host link: ", chip.name, " has no pcie_bytes_per_s"));
   return absl::OkStatus();
 }
 

@@ -143,20 +143,23 @@ TEST_CASE("critical batch: H100 in-node data parallelism") {
 
 TEST_CASE("training step: data parallel all-reduces the gradients once per step") {
   // llama-3-8b on a v5p 4x4x4 as one data axis of 64 (three wrapping rings):
-  // per layer AllReduce of 2 x 218,112,000 bytes = 2V / (3 x 1.8e11); plus the
-  // embedding and unembedding tables (2 x 128256 x 4096 x 2 bytes each).
+  // per layer AllReduce of the fp32 gradient (the default grads dtype),
+  // V = 4 x 218,112,000 bytes, in 2V / (3 x 1.8e11); plus the embedding and
+  // unembedding tables (4 x 128256 x 4096 bytes each).
   const Mesh m = mesh("X=64", "tpu-v5p");
   const auto s = step(llama8b(), "tpu-v5p", m, {.data = axes(m, "X")},
                       {.batch_tokens = 64 * 8192, .remat = roofline::Remat::kFull});
   const double w3 = 3 * 1.8e11;
-  const double expected = 32 * 2 * (2 * kLayer8b) / w3 + 2 * 2 * (2 * kTable8b) / w3;
+  const double expected = 32 * 2 * (4 * kLayer8b) / w3 + 2 * 2 * (4 * kTable8b) / w3;
   CHECK(part(s, "gradient all-reduce").roofline.t_ici_s == Approx(expected));
   CHECK(part(s, "tensor-parallel collectives").roofline.t_ici_s == 0);
   CHECK(part(s, "fsdp collectives").roofline.t_ici_s == 0);
   CHECK(s.tokens_per_chip == 8192);
-  // Pure DP keeps 8.03e9 params x (2 + 2 + 8) bytes = 96.4 GB per chip: more
-  // than v5p's 96 GB (the book: DP with Adam fits ~HBM/10 params, ~9B).
-  CHECK(s.memory.params_bytes == Approx(2 * 8030261248.0));
+  // Pure DP keeps 8.03e9 params x (4 + 4 + 8) bytes (fp32 master weights,
+  // fp32 gradients, two fp32 Adam moments) = 128.5 GB per chip: more than
+  // v5p's 96 GB (the book: DP with Adam fits ~HBM/10 params, ~9B).
+  CHECK(s.memory.params_bytes == Approx(4 * 8030261248.0));
+  CHECK(s.memory.grads_bytes == Approx(4 * 8030261248.0));
   CHECK(s.memory.optimizer_bytes == Approx(8 * 8030261248.0));
   CHECK_FALSE(s.memory.fits);
 }
@@ -166,15 +169,20 @@ TEST_CASE("training step: FSDP shards the state and gathers each layer's weights
   const auto x = axes(m, "X");
   const auto s = step(llama8b(), "tpu-v5p", m, {.data = x, .fsdp = x},
                       {.batch_tokens = 64 * 8192, .remat = roofline::Remat::kFull});
-  // Per layer: AllGather forward + AllGather backward + ReduceScatter of the
-  // gradient, each V / (3 W) with V = 2 x 218,112,000 bytes; tables: the
-  // embedding and unembedding gathered forward, the unembedding again
-  // backward, both gradients reduce-scattered (5 collectives of 2 x 128256 x 4096).
+  // Per layer: AllGather forward + AllGather backward of the bf16 weights
+  // (V = 2 x 218,112,000 bytes: each chip casts its fp32 shard before the
+  // gather) + ReduceScatter of the fp32 gradient (V = 4 x 218,112,000),
+  // each V / (3 W); tables: the embedding and unembedding gathered forward,
+  // the unembedding again backward (3 x 2 x 128256 x 4096 bytes), both
+  // gradients reduce-scattered (2 x 4 x 128256 x 4096).
   const double w3 = 3 * 1.8e11;
-  const double expected = 32 * 3 * (2 * kLayer8b) / w3 + 5 * (2 * kTable8b) / w3;
+  const double expected = 32 * (2 * 2 + 4) * kLayer8b / w3 + (3 * 2 + 2 * 4) * kTable8b / w3;
   CHECK(part(s, "fsdp collectives").roofline.t_ici_s == Approx(expected));
   CHECK(part(s, "gradient all-reduce").roofline.t_ici_s == 0);
-  CHECK(s.memory.params_bytes == Approx(2 * (8030261248.0 - 4096) / 64 + 2 * 4096));
+  // fp32 master weights: 4 bytes x (the sharded parameters + the final norm's 4096, replicated).
+  CHECK(s.memory.params_bytes == Approx(4 * (8030261248.0 - 4096) / 64 + 4 * 4096));
+  // Two layers' weights gathered in bf16.
+  CHECK(s.memory.gathered_weights_bytes == Approx(2 * 2 * kLayer8b));
   CHECK(s.memory.fits);
 }
 
@@ -209,11 +217,11 @@ TEST_CASE("training step: tensor parallelism gathers and scatters activations ar
   const Mesh m = mesh("X=16,Y=4", "tpu-v5p");
   const auto s = step(llama8b(), "tpu-v5p", m, {.data = axes(m, "X"), .fsdp = axes(m, "X"), .model = axes(m, "Y")},
                       {.batch_tokens = 16 * 8192, .remat = roofline::Remat::kFull});
-  // With remat the forward's collectives run twice: AG 2x2 + 4, RS 2x2 + 2;
-  // the unembedding AG 2, RS 1.
+  // With full remat the forward's collectives run twice: AG 2x2 + 4, RS
+  // 2x2 + 2; the unembedding (outside the rematerialised layers) AG 1, RS 1.
   const double v = 8192.0 * 4096 * 2;
   const double t = v / 1.8e11;  // one wrapping ring of 4: V / W_bidi (bandwidth-bound)
-  CHECK(part(s, "tensor-parallel collectives").roofline.t_ici_s == Approx((32 * (8 + 6) + 3) * t));
+  CHECK(part(s, "tensor-parallel collectives").roofline.t_ici_s == Approx((32 * (8 + 6) + 2) * t));
 }
 
 TEST_CASE("training step: MFU follows the named convention and the step bounds") {
@@ -243,7 +251,7 @@ TEST_CASE("training step: a pipeline adds a bubble and stage-boundary transfers"
 }
 
 TEST_CASE("training step: LLaMA-3-70B does not fit on 8 v5e chips") {
-  // 70.6e9 params x (2 + 2 + 8) bytes / 8 chips = 106 GB per chip > 16 GB.
+  // 70.6e9 params x (4 + 4 + 8) bytes / 8 chips = 141 GB per chip > 16 GB.
   const Mesh m = mesh("X=8", "tpu-v5e");
   const auto s = step(llama70b(), "tpu-v5e", m, {.data = axes(m, "X"), .fsdp = axes(m, "X")},
                       {.batch_tokens = 8 * 8192, .remat = roofline::Remat::kFull});

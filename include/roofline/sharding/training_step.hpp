@@ -30,41 +30,9 @@
 #include "roofline/sharding/layers.hpp"
 #include "roofline/sharding/mesh.hpp"
 #include "roofline/sharding/model_config.hpp"
+#include "roofline/sharding/remat.hpp"
 
 namespace roofline {
-
-// Rematerialisation policies, as trainers name them (MaxText's remat_policy,
-// jax.checkpoint_policies). What each keeps and recomputes: docs/layers.md.
-enum class Remat : unsigned char {
-  kNone,     // keep every activation the backward pass needs
-  kMinimal,  // "minimal" / save-dots: keep the matmul outputs, recompute the element-wise rest
-  kSaveQkv,  // keep the Q, K, V projections (and the layer input); recompute the rest
-  kFull,     // keep each layer's input; recompute the layer's forward in the backward pass
-  kOffload,  // keep the layer inputs in host memory: no recompute, host-link traffic instead
-};
-
-inline constexpr Remat kAllRemats[] = {Remat::kNone, Remat::kMinimal, Remat::kSaveQkv, Remat::kFull,
-                                       Remat::kOffload};
-
-constexpr std::string_view remat_name(Remat r) {
-  switch (r) {
-    case Remat::kNone: return "none";
-    case Remat::kMinimal: return "minimal";
-    case Remat::kSaveQkv: return "save-qkv";
-    case Remat::kFull: return "full";
-    case Remat::kOffload: return "offload";
-  }
-  return "none";
-}
-
-// "none", "minimal" (also "save-dots"), "save-qkv", "full", "offload".
-constexpr std::optional<Remat> parse_remat(std::string_view text) {
-  for (Remat r : kAllRemats)
-    if (remat_name(r) == text) return r;
-  if (text == "save-dots" || text == "save_dots") return Remat::kMinimal;
-  if (text == "save_qkv" || text == "save-qkv-proj" || text == "save_qkv_proj") return Remat::kSaveQkv;
-  return std::nullopt;
-}
 
 // Which mesh axes do what. Axes in no set replicate everything (wasteful but valid).
 struct ParallelLayout {
@@ -74,15 +42,27 @@ struct ParallelLayout {
   int pipeline_axis = -1;   // layers split into stages along this axis; -1 for none
 };
 
-// The dtypes of what a step computes with and keeps.
+// The dtypes of what a step computes with and keeps. The defaults are the
+// common trainer's (MaxText's dtype=bfloat16 with weight_dtype=float32,
+// PyTorch AMP): bf16 matmuls and activations over fp32 master weights, fp32
+// gradients and two fp32 Adam moments, 4 + 4 + 8 = 16 bytes of state per
+// parameter. Where each dtype applies (docs/layers.md): matmuls,
+// activations, tensor-parallel and pipeline transfers and FSDP weight
+// gathers in `compute` (each chip casts its shard before the gather, where
+// XLA's partitioner puts the convert); gradient reduce-scatters and
+// all-reduces in `grads`.
 struct TrainingDTypes {
-  DType compute = DType::kBF16;   // activations, matmul inputs, activation collectives
-  DType params = DType::kBF16;    // the weights kept between steps (the master copy)
-  DType grads = DType::kBF16;     // gradients as reduced and applied
+  DType compute = DType::kBF16;   // activations, matmul inputs, activation collectives, weight gathers
+  DType params = DType::kF32;     // the weights kept between steps (the master copy)
+  DType grads = DType::kF32;      // gradients as kept, reduced and applied
   DType optimizer = DType::kF32;  // each optimizer state
   int optimizer_states = 2;       // Adam: first and second moments
 
   double optimizer_bytes_per_param() const { return optimizer_states * bytes_per_element(optimizer); }
+  // Parameters, gradients and optimizer state: 16 with the defaults.
+  double state_bytes_per_param() const {
+    return bytes_per_element(params) + bytes_per_element(grads) + optimizer_bytes_per_param();
+  }
 };
 
 struct TrainingConfig {
@@ -99,20 +79,29 @@ struct TrainingConfig {
 // (accumulate()): t_lower_s is the sum over its compute ops of
 // max(T_math, T_hbm), t_upper_s the sum of T_math + T_hbm; its collectives
 // add only t_ici_s and ici_bytes, because the step overlaps them with the
-// compute of the whole step, not op by op.
+// compute of the whole step, not op by op. The host-offload part counts its
+// host-link copies the same way (t_ici_s and ici_bytes are the host link's).
+// `expected_s` sums each op's calibrated expected time
+// (roofline::expected_s with the op's CostClass), before the pipeline
+// bubble and before any overlap.
 struct StepPart {
   std::string_view name;
   Prediction roofline;
+  double expected_s = 0;
 };
 
 struct MemoryPerChip {
-  double params_bytes = 0;
-  double grads_bytes = 0;
-  double optimizer_bytes = 0;
-  double gathered_weights_bytes = 0;   // FSDP: two layers' weights gathered at once (use + prefetch)
-  double activations_bytes = 0;        // with the configured remat
-  double activations_no_remat_bytes = 0;
-  double activations_remat_bytes = 0;
+  double params_bytes = 0;     // in TrainingDTypes::params
+  double grads_bytes = 0;      // in TrainingDTypes::grads
+  double optimizer_bytes = 0;  // optimizer_states x TrainingDTypes::optimizer
+  // Two layers' weights in the compute dtype (use + prefetch): FSDP's
+  // gathered copies, or the cast copies of master weights kept in another
+  // dtype.
+  double gathered_weights_bytes = 0;
+  double activations_bytes = 0;           // with the configured remat
+  double activations_no_remat_bytes = 0;  // with Remat::kNone
+  double activations_remat_bytes = 0;     // with Remat::kFull
+  double host_activations_bytes = 0;      // Remat::kOffload: activations held in host memory
   double total_bytes = 0;
   double hbm_bytes = 0;  // the chip's capacity
   bool fits = false;
@@ -120,16 +109,25 @@ struct MemoryPerChip {
 
 struct TrainingStep {
   std::vector<StepPart> parts;
-  // The step: t_math_s and t_hbm_s sum the parts (times the pipeline
-  // bubble), t_ici_s puts every collective one after another on the
-  // network. t_lower_s = max(t_compute_s, t_ici_s) (communication hidden
-  // under compute), t_upper_s = t_compute_s + t_ici_s (nothing overlaps);
-  // the bound is bound_of() the three times.
+  // The step's bounds: t_math_s and t_hbm_s sum the parts (times the
+  // pipeline bubble), t_ici_s puts every transfer off the chip (collectives,
+  // pipeline shifts, host-offload copies) one after another.
+  // t_lower_s = max(t_compute_s, t_ici_s) (communication hidden under
+  // compute), t_upper_s = t_compute_s + t_ici_s (nothing overlaps); the
+  // bound is bound_of() the three times.
   Prediction roofline;
   double t_compute_s = 0;    // sum of per-op rooflines, times the bubble factor
+  double t_host_s = 0;       // of t_ici_s, the host-link copies (Remat::kOffload)
   double bubble_factor = 1;  // (microbatches + stages - 1) / microbatches
   double step_time_s = 0;    // the lower bound: roofline.t_lower_s, as the book's analysis assumes
-  double expected_s = 0;     // calibrated expected step time (the overlap model of docs/layers.md)
+  // The calibrated expected step time, between the bounds' assumptions
+  // (docs/layers.md, "Expected step time"): compute at its calibrated
+  // times stretched by the bubble; tensor-parallel and pipeline transfers
+  // exposed; FSDP, gradient and host-offload traffic hidden under compute
+  // up to the compute time. Never below step_time_s.
+  double expected_s = 0;
+  double expected_compute_s = 0;  // the calibrated compute, times the bubble
+  double expected_exposed_s = 0;  // communication on the critical path (TP, pipeline, excess of the rest)
   double model_flops = 0;    // per step, all chips (kMfuConvention)
   double mfu = 0;            // at step_time_s: the most MFU the layout can reach
   double mfu_expected = 0;   // at expected_s
@@ -141,13 +139,15 @@ struct TrainingStep {
 
 // One chip's share of a training step. Preconditions (validate_training_step
 // checks them): a valid model; `mesh` laid on `chip`, which has a peak for
-// the dtype; the layout's axes on the mesh, no axis both data and tensor
-// parallel, FSDP axes among the data axes, the pipeline axis in no other
-// role; the stages divide the layers; the sequences divide over the data
-// shards and microbatches (1 without a pipeline); heads, d_ff and d_model
-// divide over the tensor-parallel ways, which divide or are divided by the
-// kv heads. Cheap enough for the planner's inner loop. `calibration` gives
-// the expected times (nullptr: default_calibration(chip)).
+// the compute dtype; floating-point state dtypes and optimizer_states >= 0;
+// the layout's axes on the mesh, no axis both data and tensor parallel,
+// FSDP axes among the data axes, the pipeline axis in no other role; the
+// stages divide the layers; the sequences divide over the data shards and
+// microbatches (1 without a pipeline); heads, d_ff and d_model divide over
+// the tensor-parallel ways, which divide or are divided by the kv heads;
+// Remat::kOffload on a chip with a host link (pcie_bytes_per_s > 0). Cheap
+// enough for the planner's inner loop. `calibration` gives the expected
+// times (nullptr: default_calibration(chip)).
 inline TrainingStep training_step(const ModelConfig& model, const Chip& chip, const Mesh& mesh,
                                   const ParallelLayout& layout, const TrainingConfig& config,
                                   const ChipCalibration* calibration = nullptr);

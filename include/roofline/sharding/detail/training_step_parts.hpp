@@ -9,63 +9,108 @@
 //   embedding_and_loss   embedding (first stage), unembedding and loss (last
 //                        stage) and the collectives of their tables
 //   pipeline_transfers   activations across stage boundaries
-//   step_totals          the step's roofline, bubble, MFU
+//   host_offload         Remat::kOffload's copies to host memory and back
+//   step_totals          the step's bounds and expected time, bubble, MFU
+//                        (detail/training_expected.hpp)
 //   memory_per_chip      what the fuller of the first and last stage holds
+//                        (detail/training_memory.hpp)
+// What each remat policy runs twice and keeps: detail/training_remat.hpp.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "roofline/calibration.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/ops/matmul.hpp"
 #include "roofline/predict.hpp"
 #include "roofline/sharding/layers.hpp"
 #include "roofline/sharding/mesh_collective.hpp"
+#include "roofline/sharding/detail/training_remat.hpp"
 #include "roofline/sharding/training_step.hpp"
 
 namespace roofline::detail::step {
 
-// Adds ops to one part of the step.
+// Adds ops to one part of the step: each op's roofline into the part's
+// roofline and its calibrated expected time (roofline::expected_s with the
+// op's cost class) into the part's expected_s, `times` occurrences each.
 class PartBuilder {
  public:
-  PartBuilder(StepPart& part, const Chip& chip, DType dtype) : p_(part), chip_(chip), dtype_(dtype) {}
+  PartBuilder(StepPart& part, const Chip& chip, DType dtype, const ChipCalibration& cal)
+      : p_(part), chip_(chip), dtype_(dtype), cal_(cal) {}
 
   // [m, k] @ [k, n], `times` times.
   void matmul(std::int64_t m, std::int64_t k, std::int64_t n, double times) {
     if (times <= 0 || m <= 0 || k <= 0 || n <= 0) return;
-    accumulate(p_.roofline, predict(Matmul{.m = m, .k = k, .n = n, .dtype = dtype_}, chip_), times);
+    add(predict(Matmul{.m = m, .k = k, .n = n, .dtype = dtype_}, chip_), CostClass::kMatmul, times);
   }
-  // A forward matmul X[m, k] @ W[k, n] run `forward_runs` times (2 with
-  // remat) and its two backward matmuls dX = dY W^T and dW = X^T dY.
+  // A forward matmul X[m, k] @ W[k, n] run `forward_runs` times (2 when the
+  // remat policy recomputes it) and its two backward matmuls dX = dY W^T
+  // and dW = X^T dY.
   void training_matmul(std::int64_t m, std::int64_t k, std::int64_t n, double forward_runs, double times) {
     matmul(m, k, n, forward_runs * times);
     matmul(m, n, k, times);
     matmul(k, m, n, times);
   }
-  // Memory-bound work given by its FLOPs and bytes.
-  void stream(double flops, double bytes, double times) {
+  // Work given by its FLOPs and bytes: element-wise work (kMemory) or a
+  // fused kernel on the matrix units (kMatmul: flash attention).
+  void stream(double flops, double bytes, double times, CostClass c = CostClass::kMemory) {
     if (times <= 0) return;
-    accumulate(p_.roofline, make_prediction(flops, bytes, 0, 0, dtype_, chip_), times);
+    add(make_prediction(flops, bytes, 0, 0, dtype_, chip_), c, times);
   }
-  void collective(const CollectiveTime& t, double times) {
-    p_.roofline.t_ici_s += times * t.t_ici_s;
-    p_.roofline.ici_bytes += times * t.bytes_per_link;
+  void collective(const CollectiveTime& t, double times) { link(t.t_ici_s, t.bytes_per_link, CostClass::kCollective, times); }
+  // A copy of `bytes` between HBM and host memory over the host link.
+  void host_copy(double bytes, double times) {
+    link(bytes / chip_.pcie_bytes_per_s, bytes, CostClass::kHostLink, times);
   }
 
  private:
+  void add(const Prediction& p, CostClass c, double times) {
+    accumulate(p_.roofline, p, times);
+    p_.expected_s += times * expected_s(p, c, cal_);
+  }
+  // Transfers add only their link time: the step overlaps them with the
+  // compute of the whole step, not op by op.
+  void link(double t_s, double bytes, CostClass c, double times) {
+    if (times <= 0) return;
+    p_.roofline.t_ici_s += times * t_s;
+    p_.roofline.ici_bytes += times * bytes;
+    Prediction one;
+    one.t_ici_s = t_s;
+    settle_bounds(one);
+    p_.expected_s += times * expected_s(one, c, cal_);
+  }
+
   StepPart& p_;
   const Chip& chip_;
   DType dtype_;
+  const ChipCalibration& cal_;
 };
 
-enum Part { kAttnProj, kAttnCore, kMlp, kNorms, kEmbed, kUnembed, kTp, kFsdp, kGradSync, kPipe, kParts };
+enum Part {
+  kAttnProj, kAttnCore, kMlp, kNorms, kEmbed, kUnembed, kTp, kFsdp, kGradSync, kPipe, kHostOffload, kParts
+};
 
 inline constexpr std::string_view kPartNames[kParts] = {
     "attention projections", "attention core", "mlp", "norms and residuals", "embedding",
     "unembedding and loss", "tensor-parallel collectives", "fsdp collectives", "gradient all-reduce",
-    "pipeline transfers"};
+    "pipeline transfers", "host offload"};
+
+// How the step's expected time treats each part (training_expected.hpp).
+enum class Overlap { kCompute, kExposed, kHidden };
+constexpr Overlap overlap_of(int part) {
+  switch (part) {
+    case kTp:
+    case kPipe: return Overlap::kExposed;
+    case kFsdp:
+    case kGradSync:
+    case kHostOffload: return Overlap::kHidden;
+    default: return Overlap::kCompute;
+  }
+}
 
 // The model's sizes on one chip after tensor parallelism over Y ways.
 struct Shapes {
@@ -107,10 +152,12 @@ struct Context {
   const Mesh& mesh;
   const ParallelLayout& lay;
   const TrainingConfig& cfg;
+  const ChipCalibration& cal;
   std::int64_t seq;           // sequence length
   Shapes s;
-  DType dt;
+  DType dt;                   // the compute dtype
   double bytes;               // bytes per element of dt
+  double grad_bytes;          // bytes per element of the gradients
   int X, Xf;                  // data ways, FSDP ways
   int P;                      // pipeline stages
   int M;                      // microbatches
@@ -118,17 +165,25 @@ struct Context {
   std::int64_t b;             // tokens per chip per step
   std::int64_t t;             // tokens per chip per microbatch
   double L_s;                 // layers per stage
-  double fwd_runs;            // forward passes per layer: 2 with full remat
+  RematRuns runs;             // how often each piece of a layer's forward runs
   double per_layer;           // layer executions per step on one chip (per microbatch each)
-  double layer_weight_bytes;  // one layer's weights on one chip after tensor parallelism
-  double embed_bytes;         // one embedding table on one chip after tensor parallelism
+  double layer_weight_bytes;  // one layer's weights on one chip after tensor parallelism, compute dtype
+  double embed_bytes;         // one embedding table on one chip after tensor parallelism, compute dtype
   bool has_embed;             // the slowest stage holds the embedding (no pipeline)
 
-  PartBuilder part(TrainingStep& st, Part p) const { return PartBuilder(st.parts[p], chip, dt); }
+  PartBuilder part(TrainingStep& st, Part p) const { return PartBuilder(st.parts[p], chip, dt, cal); }
+  double layer_grad_bytes() const { return s.layer_params_local_tp * grad_bytes; }
+  // One layer's activations per token under policy `r` (training_remat.hpp).
+  LayerActivations activations(Remat r) const {
+    return layer_activations(r, model.mlp, static_cast<double>(s.D), static_cast<double>(s.Dl),
+                             static_cast<double>(s.Fl), static_cast<double>(s.nl * s.H),
+                             static_cast<double>(s.kl * s.H), static_cast<double>(s.nl), bytes);
+  }
+  double embed_grad_bytes() const { return s.embed_params_local_tp * grad_bytes; }
 };
 
 inline Context context(const ModelConfig& model, const Chip& chip, const Mesh& mesh, const ParallelLayout& lay,
-                       const TrainingConfig& cfg) {
+                       const TrainingConfig& cfg, const ChipCalibration& cal) {
   const std::int64_t seq = cfg.seq_len > 0 ? cfg.seq_len : model.seq_len;
   const Shapes s = shapes(model, mesh, lay, seq);
   const double bytes = bytes_per_element(cfg.dtypes.compute);
@@ -137,11 +192,12 @@ inline Context context(const ModelConfig& model, const Chip& chip, const Mesh& m
   const int M = cfg.microbatches;
   const std::int64_t b = cfg.batch_tokens / X;
   const double L_s = static_cast<double>(model.layers) / P;
-  return Context{.model = model, .chip = chip, .mesh = mesh, .lay = lay, .cfg = cfg,
+  return Context{.model = model, .chip = chip, .mesh = mesh, .lay = lay, .cfg = cfg, .cal = cal,
                  .seq = seq, .s = s, .dt = cfg.dtypes.compute, .bytes = bytes,
+                 .grad_bytes = bytes_per_element(cfg.dtypes.grads),
                  .X = X, .Xf = mesh.size(lay.fsdp), .P = P, .M = M,
                  .dp_only = lay.data & ~lay.fsdp, .b = b, .t = b / M, .L_s = L_s,
-                 .fwd_runs = cfg.remat == Remat::kFull ? 2.0 : 1.0, .per_layer = L_s * M,
+                 .runs = remat_runs(cfg.remat), .per_layer = L_s * M,
                  .layer_weight_bytes = s.layer_params_local_tp * bytes,
                  .embed_bytes = s.embed_params_local_tp * bytes,
                  // With a pipeline the slowest stage is the last one.
@@ -155,8 +211,8 @@ inline void layer_compute(const Context& c, TrainingStep& st) {
   const std::int64_t t = c.t;
   {
     PartBuilder ap = c.part(st, kAttnProj);
-    ap.training_matmul(t, s.D, (s.nl + 2 * s.kl) * s.H, c.fwd_runs, c.per_layer);  // x @ [Wq Wk Wv]
-    ap.training_matmul(t, s.nl * s.H, s.D, c.fwd_runs, c.per_layer);               // attn @ Wo
+    ap.training_matmul(t, s.D, (s.nl + 2 * s.kl) * s.H, c.runs.qkv_proj, c.per_layer);  // x @ [Wq Wk Wv]
+    ap.training_matmul(t, s.nl * s.H, s.D, c.runs.out_proj, c.per_layer);               // attn @ Wo
   }
   {
     // Flash-style attention: Q, K, V and O cross HBM once (forward), and
@@ -167,23 +223,25 @@ inline void layer_compute(const Context& c, TrainingStep& st) {
     const double fwd_flops = 4.0 * static_cast<double>(t) * static_cast<double>(s.T) *
                              static_cast<double>(s.nl * s.H) * causal;
     const double qkvo = static_cast<double>(t * s.H) * c.bytes;
-    ac.stream(fwd_flops, qkvo * static_cast<double>(2 * s.nl + 2 * s.kl), c.fwd_runs * c.per_layer);
-    ac.stream(2 * fwd_flops, qkvo * static_cast<double>(4 * s.nl + 4 * s.kl), c.per_layer);
+    // Its QK^T and PV run on the matrix units: calibrated as matmuls.
+    ac.stream(fwd_flops, qkvo * static_cast<double>(2 * s.nl + 2 * s.kl), c.runs.attn_core * c.per_layer,
+              CostClass::kMatmul);
+    ac.stream(2 * fwd_flops, qkvo * static_cast<double>(4 * s.nl + 4 * s.kl), c.per_layer, CostClass::kMatmul);
   }
   {
     PartBuilder mlp = c.part(st, kMlp);
     const bool gated = c.model.mlp == MlpKind::kGated;
-    mlp.training_matmul(t, s.D, (gated ? 2 : 1) * s.Fl, c.fwd_runs, c.per_layer);  // x @ [W_gate W_up]
-    mlp.training_matmul(t, s.Fl, s.D, c.fwd_runs, c.per_layer);                    // h @ W_down
+    mlp.training_matmul(t, s.D, (gated ? 2 : 1) * s.Fl, c.runs.mlp_matmuls, c.per_layer);  // x @ [W_gate W_up]
+    mlp.training_matmul(t, s.Fl, s.D, c.runs.mlp_matmuls, c.per_layer);                    // h @ W_down
     // Activation: gated silu(g) * u reads g, u and writes h (4 FLOPs an
     // element: sigmoid's add and divide, two multiplies; the exp is a
     // transcendental); its backward reads g, u, dh and writes dg, du.
     const double el = static_cast<double>(t * s.Fl);
     if (gated) {
-      mlp.stream(4 * el, 3 * el * c.bytes, c.fwd_runs * c.per_layer);
+      mlp.stream(4 * el, 3 * el * c.bytes, c.runs.elementwise * c.per_layer);
       mlp.stream(8 * el, 5 * el * c.bytes, c.per_layer);
     } else {
-      mlp.stream(4 * el, 2 * el * c.bytes, c.fwd_runs * c.per_layer);
+      mlp.stream(4 * el, 2 * el * c.bytes, c.runs.elementwise * c.per_layer);
       mlp.stream(8 * el, 3 * el * c.bytes, c.per_layer);
     }
   }
@@ -193,9 +251,9 @@ inline void layer_compute(const Context& c, TrainingStep& st) {
     // residual adds (read 2, write 1).
     PartBuilder n = c.part(st, kNorms);
     const double el = static_cast<double>(t * s.Dl);
-    n.stream(2 * 4 * el, 2 * 2 * el * c.bytes, c.fwd_runs * c.per_layer);
+    n.stream(2 * 4 * el, 2 * 2 * el * c.bytes, c.runs.elementwise * c.per_layer);
     n.stream(2 * 8 * el, 2 * 3 * el * c.bytes, c.per_layer);
-    n.stream(2 * el, 2 * 3 * el * c.bytes, c.fwd_runs * c.per_layer);
+    n.stream(2 * el, 2 * 3 * el * c.bytes, c.runs.elementwise * c.per_layer);
   }
 }
 
@@ -207,26 +265,31 @@ inline void layer_collectives(const Context& c, TrainingStep& st) {
   if (c.s.Y > 1) {
     // Book's TP: AllGather_Y In[B, D_Y] before each block, ReduceScatter_Y
     // after; backward: AllGather_Y dOut, ReduceScatter_Y dIn, and the
-    // block's input gathered again for its weight gradient.
+    // block's input gathered again for its weight gradient. The forward's
+    // run again as far as the remat policy recomputes them (RematRuns).
     PartBuilder tp = c.part(st, kTp);
     const double v = static_cast<double>(c.t * c.s.D) * c.bytes;
     const CollectiveTime ag = collective_time(mesh, CollectiveKind::kAllGather, c.lay.model, v);
     const CollectiveTime rs = collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.model, v);
-    tp.collective(ag, 2 * c.fwd_runs * c.per_layer + 4 * c.per_layer);
-    tp.collective(rs, 2 * c.fwd_runs * c.per_layer + 2 * c.per_layer);
+    tp.collective(ag, (c.runs.tp_gathers + 4) * c.per_layer);
+    tp.collective(rs, (c.runs.tp_scatters + 2) * c.per_layer);
   }
   if (c.Xf > 1) {
     // ZeRO-3: gather a layer's weights before its forward and again before
-    // its backward (per microbatch), reduce-scatter its gradient.
+    // its backward (per microbatch), reduce-scatter its gradient. The
+    // gathers move the compute dtype (each chip casts its master shard
+    // first, where XLA's partitioner puts the convert), the
+    // reduce-scatter the gradient dtype.
     PartBuilder f = c.part(st, kFsdp);
     f.collective(collective_time(mesh, CollectiveKind::kAllGather, c.lay.fsdp, c.layer_weight_bytes), 2 * c.per_layer);
-    f.collective(collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.fsdp, c.layer_weight_bytes), c.per_layer);
+    f.collective(collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.fsdp, c.layer_grad_bytes()),
+                 c.per_layer);
   }
   if (c.dp_only) {
-    // Pure data parallelism: the gradient (its FSDP shard) is all-reduced
-    // once per step, off the critical path.
+    // Pure data parallelism: the gradient (its FSDP shard, in the gradient
+    // dtype) is all-reduced once per step, off the critical path.
     PartBuilder g = c.part(st, kGradSync);
-    g.collective(collective_time(mesh, CollectiveKind::kAllReduce, c.dp_only, c.layer_weight_bytes / c.Xf), c.L_s);
+    g.collective(collective_time(mesh, CollectiveKind::kAllReduce, c.dp_only, c.layer_grad_bytes() / c.Xf), c.L_s);
   }
 }
 
@@ -243,8 +306,10 @@ inline void embedding_and_loss(const Context& c, TrainingStep& st) {
     e.stream(el, 3 * el * c.bytes, c.M);  // scatter-add the gradient rows
   }
   {
+    // Outside the rematerialised layers: its forward runs once under every
+    // policy.
     PartBuilder u = c.part(st, kUnembed);
-    u.training_matmul(t, s.D, s.Vl, c.fwd_runs, c.M);
+    u.training_matmul(t, s.D, s.Vl, 1, c.M);
     // Softmax cross-entropy on [t, V/Y]: read the logits, keep fp32
     // probabilities, write their gradient (5 FLOPs an element: max, subtract,
     // sum, divide, subtract; the exp is a transcendental).
@@ -255,18 +320,19 @@ inline void embedding_and_loss(const Context& c, TrainingStep& st) {
     // The unembedding needs [t, D] whole: gather it, reduce-scatter dX.
     PartBuilder tp = c.part(st, kTp);
     const double v = static_cast<double>(t * s.D) * c.bytes;
-    tp.collective(collective_time(mesh, CollectiveKind::kAllGather, c.lay.model, v), c.fwd_runs * c.M);
+    tp.collective(collective_time(mesh, CollectiveKind::kAllGather, c.lay.model, v), c.M);
     tp.collective(collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.model, v), c.M);
   }
   const double tables = (c.has_embed && !c.model.tied_embeddings) ? 2 : 1;
   if (c.Xf > 1) {
     PartBuilder f = c.part(st, kFsdp);
     f.collective(collective_time(mesh, CollectiveKind::kAllGather, c.lay.fsdp, c.embed_bytes), (tables + 1) * c.M);
-    f.collective(collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.fsdp, c.embed_bytes), tables * c.M);
+    f.collective(collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.fsdp, c.embed_grad_bytes()),
+                 tables * c.M);
   }
   if (c.dp_only) {
     PartBuilder g = c.part(st, kGradSync);
-    g.collective(collective_time(mesh, CollectiveKind::kAllReduce, c.dp_only, c.embed_bytes / c.Xf), tables);
+    g.collective(collective_time(mesh, CollectiveKind::kAllReduce, c.dp_only, c.embed_grad_bytes() / c.Xf), tables);
   }
 }
 
@@ -280,75 +346,22 @@ inline void pipeline_transfers(const Context& c, TrainingStep& st) {
   pp.collective(collective_time(c.mesh, CollectiveKind::kPermute, pm, shard * c.P, 1), 2.0 * c.M);
 }
 
-// The step from its parts: compute stretched by the pipeline bubble,
-// collectives one after another, communication hidden under compute at
-// best; and the MFU at that time.
-inline void step_totals(const Context& c, TrainingStep& st) {
-  st.bubble_factor = static_cast<double>(c.M + c.P - 1) / c.M;
-  Prediction& r = st.roofline;
-  double compute = 0;
-  for (const StepPart& p : st.parts) {
-    accumulate(r, p.roofline);
-    compute += p.roofline.t_lower_s;
-  }
-  r.t_math_s *= st.bubble_factor;
-  r.t_hbm_s *= st.bubble_factor;
-  st.t_compute_s = compute * st.bubble_factor;
-  r.t_lower_s = std::max(st.t_compute_s, r.t_ici_s);
-  r.t_upper_s = st.t_compute_s + r.t_ici_s;
-  settle_sum(r, c.dt, select_peak(c.chip, peak_class(c.dt)), c.chip);
-  st.step_time_s = r.t_lower_s;
-  st.model_flops = model_training_flops(c.model, static_cast<double>(c.cfg.batch_tokens), static_cast<double>(c.seq),
-                                        c.cfg.mask);
-  const double peak = c.chip.peak_flops_per_s_for(c.dt);
-  st.mfu = st.step_time_s > 0 ? st.model_flops / (st.step_time_s * st.chips * peak) : 0;
+// Remat::kOffload: each layer's saved activations (none's set less the
+// layer input, which stays in HBM) go to host memory after the layer's
+// forward and come back before its backward, one copy each way per layer
+// per microbatch, over the host link (Chip::pcie_bytes_per_s, one
+// direction; the two directions run at different times).
+inline void host_offload(const Context& c, TrainingStep& st) {
+  if (c.cfg.remat != Remat::kOffload) return;
+  PartBuilder h = c.part(st, kHostOffload);
+  const LayerActivations a = c.activations(c.cfg.remat);
+  h.host_copy(static_cast<double>(c.t) * (a.all_bytes - a.kept_bytes), 2 * c.per_layer);
 }
 
-// Memory per chip: parameters, gradients and optimizer state (FSDP-sharded),
-// gathered FSDP weights, and the activations kept for the backward pass,
-// for the fuller of the first and last pipeline stage.
-inline void memory_per_chip(const Context& c, TrainingStep& st) {
-  const Shapes& s = c.s;
-  const double bytes = c.bytes;
-  MemoryPerChip& mem = st.memory;
-  mem.hbm_bytes = c.chip.hbm_bytes;
-  const bool gated = c.model.mlp == MlpKind::kGated;
-  // Saved for the backward pass, per token per layer (elements): the two
-  // norm inputs [D/Y], the gathered block inputs [D] (QKV and MLP), Q, K, V
-  // and the attention output, softmax statistics (fp32, one per head), and
-  // the MLP's gate, up and product (gated) or pre-activation and activation.
-  const double saved_elems = 2.0 * static_cast<double>(s.Dl) + 2.0 * static_cast<double>(s.D) +
-                             static_cast<double>((2 * s.nl + 2 * s.kl) * s.H) +
-                             static_cast<double>(s.nl) * 4.0 / bytes +
-                             (gated ? 3.0 : 2.0) * static_cast<double>(s.Fl);
-  const double layer_act_per_token = saved_elems * bytes;
-  const double logits_bytes = static_cast<double>(c.t * s.Vl) * (bytes + 4.0);
-  for (int stage : {0, c.P - 1}) {
-    const bool first = stage == 0, last = stage == c.P - 1;
-    double params = c.L_s * s.layer_params_local_tp / c.Xf + static_cast<double>(s.D);
-    const int stage_tables = (first ? 1 : 0) + (last ? 1 : 0);
-    params += s.embed_params_local_tp / c.Xf * ((c.model.tied_embeddings && first && last) ? 1 : stage_tables);
-    // 1F1B: stage s holds the activations of min(M, P - s) microbatches.
-    const double in_flight = static_cast<double>(std::min(c.M, c.P - stage)) * static_cast<double>(c.t);
-    const double no_remat = c.L_s * in_flight * layer_act_per_token + (last ? logits_bytes : 0);
-    const double remat = c.L_s * in_flight * static_cast<double>(s.Dl) * bytes +
-                         static_cast<double>(c.t) * layer_act_per_token + (last ? logits_bytes : 0);
-    const double acts = c.cfg.remat == Remat::kFull ? remat : no_remat;
-    const double gathered = c.Xf > 1 ? 2 * c.layer_weight_bytes : 0;
-    const double total = params * (2 * bytes + c.cfg.dtypes.optimizer_bytes_per_param()) + gathered + acts;
-    if (total >= mem.total_bytes) {
-      mem.params_bytes = params * bytes;
-      mem.grads_bytes = params * bytes;
-      mem.optimizer_bytes = params * c.cfg.dtypes.optimizer_bytes_per_param();
-      mem.gathered_weights_bytes = gathered;
-      mem.activations_bytes = acts;
-      mem.activations_no_remat_bytes = no_remat;
-      mem.activations_remat_bytes = remat;
-      mem.total_bytes = total;
-    }
-  }
-  mem.fits = mem.total_bytes <= mem.hbm_bytes;
-}
+// The last two steps, each in its own header (included at the end of this
+// one).
+inline void step_totals(const Context& c, TrainingStep& st);      // training_expected.hpp
+inline void memory_per_chip(const Context& c, TrainingStep& st);  // training_memory.hpp
 
 }  // namespace roofline::detail::step
 
@@ -357,9 +370,10 @@ namespace roofline {
 inline TrainingStep training_step(const ModelConfig& model, const Chip& chip, const Mesh& mesh,
                                   const ParallelLayout& layout, const TrainingConfig& config,
                                   const ChipCalibration* calibration) {
-  (void)calibration;  // the expected times: the fidelity model lands with the remat policies
   namespace step = detail::step;
-  const step::Context c = step::context(model, chip, mesh, layout, config);
+  std::optional<ChipCalibration> built_in;
+  if (calibration == nullptr) calibration = &built_in.emplace(default_calibration(chip));
+  const step::Context c = step::context(model, chip, mesh, layout, config, *calibration);
   TrainingStep st;
   st.chips = mesh.device_count();
   st.tokens_per_chip = static_cast<double>(c.b);
@@ -369,6 +383,7 @@ inline TrainingStep training_step(const ModelConfig& model, const Chip& chip, co
   step::layer_collectives(c, st);
   step::embedding_and_loss(c, st);
   step::pipeline_transfers(c, st);
+  step::host_offload(c, st);
   step::step_totals(c, st);
   step::memory_per_chip(c, st);
   return st;
@@ -405,3 +420,6 @@ inline std::string strategy_name(const Mesh& mesh, const ParallelLayout& lay, in
 }
 
 }  // namespace roofline
+
+#include "roofline/sharding/detail/training_expected.hpp"
+#include "roofline/sharding/detail/training_memory.hpp"

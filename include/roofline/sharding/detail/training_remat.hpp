@@ -1,0 +1,105 @@
+// What each rematerialisation policy (Remat, remat.hpp) runs twice
+// and keeps, for one decoder layer. Part of the training-step model
+// (detail/training_step_parts.hpp); not a public header.
+//
+// A layer's forward, in order, on one chip (Y tensor-parallel ways):
+//   norm 1 on the residual [t, D/Y]; AllGather_Y -> [t, D]; x @ [Wq Wk Wv];
+//   attention core (QK^T, softmax, PV); @ Wo -> [t, D] partial sums;
+//   ReduceScatter_Y -> [t, D/Y]; residual add; norm 2; AllGather_Y;
+//   x @ [W_gate W_up]; silu(g) * u; @ W_down; ReduceScatter_Y; residual add.
+// What its backward reads, per token (elements of the compute dtype; D,
+// D_l = D/Y, F_l = F/Y, q = N_l H query width, kv = K_l H, N_l = N/Y):
+//   the two norm inputs 2 D_l, the two gathered block inputs 2 D, Q K V
+//   q + 2 kv, the attention output q, the softmax statistics N_l (fp32),
+//   the MLP's gate, up and product 3 F_l (plain MLP: pre-activation and
+//   activation, 2 F_l).
+// A policy keeps some of these and rebuilds the rest by running forward
+// work again; what it rebuilds follows from what it keeps:
+//
+//   policy    kept per token per layer                     runs twice
+//   none      all of the above                              nothing
+//   minimal   D_l + (q + 2 kv) + D + 2 F_l                  attention core, norms, residual adds,
+//             (layer input, Q K V, Wo's output,             SiLU product; Wo's ReduceScatter (to
+//             gate and up; plain MLP: F_l)                  rebuild the residual for norm 2)
+//   save-qkv  D_l + (q + 2 kv) (layer input, Q K V)         all but x @ [Wq Wk Wv]; the MLP's
+//                                                           AllGather and both ReduceScatters
+//   full      D_l (layer input)                             the whole forward, its collectives too
+//   offload   D_l in HBM; the rest of none's set in host    nothing; none's set less D_l crosses the
+//             memory                                        host link out and back in
+//
+// The names are MaxText's (its Decoder maps remat_policy to a jax policy
+// and wraps each decoder layer in nn.remat; the logits stay outside).
+// "minimal" is jax's checkpoint_dots_with_no_batch_dims: the weight
+// matmuls have no batch dimension and their outputs are saved; QK^T and PV
+// have one (batch and heads), so the attention core runs again, and with it
+// the attention output the Wo gradient needs. W_down's output is saveable
+// but the backward never reads it, so it is not kept. "save-qkv" is
+// save_qkv_proj: save_only_these_names(query_proj, key_proj, value_proj). The layer input is
+// kept by every policy: it is the carry of the scan over layers. Every
+// policy but none also holds one layer's full set while that layer's
+// backward runs (the working set, memory_per_chip). The forward's
+// AllGathers before each block are not re-run by minimal: the backward
+// gathers each block input again for its weight gradient already (4
+// AllGathers per layer backward, layer_collectives).
+#pragma once
+
+#include "roofline/sharding/model_config.hpp"
+#include "roofline/sharding/remat.hpp"
+
+namespace roofline::detail::step {
+
+// How many times each piece of a layer's forward runs per step (1 without
+// recompute, 2 when the backward pass runs it again).
+struct RematRuns {
+  double qkv_proj = 1;     // x @ [Wq Wk Wv]
+  double out_proj = 1;     // attn @ Wo
+  double attn_core = 1;    // QK^T, softmax, PV
+  double mlp_matmuls = 1;  // x @ [W_gate W_up] and h @ W_down
+  double elementwise = 1;  // norms, residual adds, the SiLU product
+  double tp_gathers = 2;   // tensor-parallel AllGathers of the forward, per layer (2 blocks)
+  double tp_scatters = 2;  // tensor-parallel ReduceScatters of the forward, per layer
+};
+
+constexpr RematRuns remat_runs(Remat r) {
+  switch (r) {
+    case Remat::kNone:
+    case Remat::kOffload: return {};
+    case Remat::kMinimal:
+      return {.attn_core = 2, .elementwise = 2, .tp_scatters = 3};
+    case Remat::kSaveQkv:
+      return {.out_proj = 2, .attn_core = 2, .mlp_matmuls = 2, .elementwise = 2, .tp_gathers = 3,
+              .tp_scatters = 4};
+    case Remat::kFull:
+      return {.qkv_proj = 2, .out_proj = 2, .attn_core = 2, .mlp_matmuls = 2, .elementwise = 2,
+              .tp_gathers = 4, .tp_scatters = 4};
+  }
+  return {};
+}
+
+// A layer's activations per token, in bytes of the compute dtype (the fp32
+// softmax statistics converted): what the backward reads (`all`, kept by
+// kNone) and what the policy keeps in HBM between the forward and the
+// backward (`kept`). Offload's host bytes are all - kept.
+struct LayerActivations {
+  double all_bytes = 0;
+  double kept_bytes = 0;
+};
+
+inline LayerActivations layer_activations(Remat r, MlpKind mlp, double D, double Dl, double Fl, double q,
+                                          double kv, double heads_local, double bytes) {
+  const bool gated = mlp == MlpKind::kGated;
+  const double mlp_all = gated ? 3 * Fl : 2 * Fl;  // gate, up, product | pre-activation, activation
+  const double mlp_dots = gated ? 2 * Fl : Fl;     // gate, up | pre-activation
+  const double all = 2 * Dl + 2 * D + (q + 2 * kv) + q + heads_local * 4.0 / bytes + mlp_all;
+  double kept = all;
+  switch (r) {
+    case Remat::kNone: kept = all; break;
+    case Remat::kMinimal: kept = Dl + (q + 2 * kv) + D + mlp_dots; break;
+    case Remat::kSaveQkv: kept = Dl + (q + 2 * kv); break;
+    case Remat::kFull:
+    case Remat::kOffload: kept = Dl; break;
+  }
+  return {.all_bytes = all * bytes, .kept_bytes = kept * bytes};
+}
+
+}  // namespace roofline::detail::step

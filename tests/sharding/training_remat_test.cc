@@ -1,0 +1,259 @@
+// The training-step model's remat policies, dtypes and expected step time
+// (training_step.hpp; detail/training_remat.hpp, training_memory.hpp,
+// training_expected.hpp; docs/layers.md).
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "roofline/calibration.hpp"
+#include "roofline/sharding/checked.hpp"
+#include "roofline/sharding/layers.hpp"
+#include "roofline/sharding/parse.hpp"
+#include "roofline/sharding/training_step.hpp"
+
+using roofline::AxisMask;
+using roofline::chip;
+using roofline::ChipCalibration;
+using roofline::CostClass;
+using roofline::Mesh;
+using roofline::ParallelLayout;
+using roofline::Remat;
+using roofline::TrainingConfig;
+using roofline::TrainingStep;
+
+namespace {
+
+const roofline::ModelConfig& llama8b() { return *roofline::find_builtin_model("llama-3-8b"); }
+
+Mesh mesh(const char* spec, const char* chip_name) {
+  auto m = roofline::parse_mesh(spec, chip(chip_name));
+  REQUIRE(m.ok());
+  return *m;
+}
+
+AxisMask axes(const Mesh& m, const char* names) { return roofline::mask_of(*roofline::resolve_axes(m, names)); }
+
+TrainingStep step(const roofline::ModelConfig& model, const char* chip_name, const Mesh& m, ParallelLayout lay,
+                  TrainingConfig cfg, const ChipCalibration* cal = nullptr) {
+  const absl::Status ok = roofline::validate_training_step(model, chip(chip_name), m, lay, cfg);
+  INFO(std::string(ok.message()));
+  REQUIRE(ok.ok());
+  return roofline::training_step(model, chip(chip_name), m, lay, cfg, cal);
+}
+
+const roofline::StepPart& part(const TrainingStep& s, std::string_view name) {
+  for (const auto& p : s.parts)
+    if (p.name == name) return p;
+  FAIL("no part " << name);
+  return s.parts.front();
+}
+
+// llama-3-8b FSDP over a v5p 4x4x4 as one axis of 64, 8192 tokens a chip
+// (one sequence), no tensor parallelism: t = T = 8192, D = 4096,
+// F = 14336, q = N H = 4096, kv = K H = 1024, N = 32.
+TrainingStep fsdp64(Remat remat) {
+  static const Mesh m = mesh("X=64", "tpu-v5p");
+  const AxisMask x = axes(m, "X");
+  return step(llama8b(), "tpu-v5p", m, {.data = x, .fsdp = x}, {.batch_tokens = 64 * 8192, .remat = remat});
+}
+
+constexpr double t = 8192, T = 8192, D = 4096, F = 14336, q = 4096, kv = 1024;
+
+// Forward FLOPs of one layer's pieces (docs/layers.md).
+constexpr double kQkvFwd = 2 * t * D * (q + 2 * kv);      // x @ [Wq Wk Wv]
+constexpr double kOutFwd = 2 * t * q * D;                 // attn @ Wo
+constexpr double kMlpFwd = 2 * t * D * 2 * F + 2 * t * F * D;  // gate/up and down
+constexpr double kCoreFwd = 4 * t * T * q / 2;            // QK^T and PV, causal
+constexpr double kElemFwd = 4 * t * F + 2 * 4 * t * D + 2 * t * D;  // SiLU product, 2 norms, 2 residual adds
+
+}  // namespace
+
+TEST_CASE("remat: each policy runs exactly its listed forward work twice") {
+  const TrainingStep none = fsdp64(Remat::kNone), minimal = fsdp64(Remat::kMinimal),
+                     save_qkv = fsdp64(Remat::kSaveQkv), full = fsdp64(Remat::kFull),
+                     offload = fsdp64(Remat::kOffload);
+  // minimal: the attention core and the element-wise work.
+  CHECK(minimal.roofline.flops - none.roofline.flops == Approx(32 * (kCoreFwd + kElemFwd)));
+  // save-qkv: everything but the QKV projection.
+  CHECK(save_qkv.roofline.flops - none.roofline.flops ==
+        Approx(32 * (kCoreFwd + kElemFwd + kOutFwd + kMlpFwd)));
+  // full: the whole layer forward.
+  CHECK(full.roofline.flops - none.roofline.flops ==
+        Approx(32 * (kCoreFwd + kElemFwd + kOutFwd + kMlpFwd + kQkvFwd)));
+  CHECK(offload.roofline.flops == Approx(none.roofline.flops));
+  // Hence the ordering of compute time.
+  CHECK(none.t_compute_s < minimal.t_compute_s);
+  CHECK(minimal.t_compute_s < save_qkv.t_compute_s);
+  CHECK(save_qkv.t_compute_s < full.t_compute_s);
+  // The model FLOPs (MFU convention) leave recompute out: the same for all.
+  CHECK(full.model_flops == none.model_flops);
+}
+
+TEST_CASE("remat: activation memory per policy, element by element") {
+  // Elements per token per layer (detail/training_remat.hpp):
+  //   none      2D + 2D + (q + 2kv) + q + N x 4/2 (fp32 stats) + 3F = 69,696
+  //   minimal   D + (q + 2kv) + D + 2F                            = 43,008
+  //   save-qkv  D + (q + 2kv)                                      = 10,240
+  //   full      D                                                  =  4,096
+  // in bf16 (2 bytes), over 32 layers x 8192 tokens; every policy but none
+  // also holds one layer's whole set for 8192 tokens; the last stage the
+  // logits, 8192 x 128256 x (2 + 4) bytes.
+  const double all = 2 * D + 2 * D + (q + 2 * kv) + q + 32 * 4.0 / 2 + 3 * F;
+  REQUIRE(all == 69696);
+  const double working = t * all * 2, logits = t * 128256 * 6;
+  const auto acts = [&](double kept, bool recompute) { return 32 * t * kept * 2 + (recompute ? working : 0) + logits; };
+  const TrainingStep none = fsdp64(Remat::kNone), minimal = fsdp64(Remat::kMinimal),
+                     save_qkv = fsdp64(Remat::kSaveQkv), full = fsdp64(Remat::kFull),
+                     offload = fsdp64(Remat::kOffload);
+  CHECK(none.memory.activations_bytes == Approx(acts(all, false)));
+  CHECK(minimal.memory.activations_bytes == Approx(acts(D + (q + 2 * kv) + D + 2 * F, true)));
+  CHECK(save_qkv.memory.activations_bytes == Approx(acts(D + (q + 2 * kv), true)));
+  CHECK(full.memory.activations_bytes == Approx(acts(D, true)));
+  CHECK(none.memory.activations_bytes > minimal.memory.activations_bytes);
+  CHECK(minimal.memory.activations_bytes > save_qkv.memory.activations_bytes);
+  CHECK(save_qkv.memory.activations_bytes > full.memory.activations_bytes);
+  // The none / full figures beside every policy's.
+  CHECK(minimal.memory.activations_no_remat_bytes == Approx(none.memory.activations_bytes));
+  CHECK(minimal.memory.activations_remat_bytes == Approx(full.memory.activations_bytes));
+  // offload keeps full's HBM and holds the rest of none's set in host memory.
+  CHECK(offload.memory.activations_bytes == Approx(full.memory.activations_bytes));
+  CHECK(offload.memory.host_activations_bytes == Approx(32 * t * (all - D) * 2));
+  CHECK(none.memory.host_activations_bytes == 0);
+}
+
+TEST_CASE("remat: offload sends the saved activations over the host link and back") {
+  const TrainingStep none = fsdp64(Remat::kNone), offload = fsdp64(Remat::kOffload);
+  // Per layer, one copy each way of 8192 tokens x (69,696 - 4,096) elements
+  // x 2 bytes = 1,074,790,400 bytes, at v5p's 1.6e10 B/s host link.
+  const double copy = t * (69696 - 4096) * 2;
+  CHECK(part(offload, "host offload").roofline.ici_bytes == Approx(2 * 32 * copy));
+  CHECK(part(offload, "host offload").roofline.t_ici_s == Approx(2 * 32 * copy / 1.6e10));
+  CHECK(offload.t_host_s == Approx(2 * 32 * copy / 1.6e10));
+  CHECK(offload.roofline.t_ici_s == Approx(none.roofline.t_ici_s + offload.t_host_s));
+  CHECK(part(none, "host offload").roofline.t_ici_s == 0);
+  CHECK(none.t_host_s == 0);
+}
+
+TEST_CASE("dtypes: the defaults keep 4 + 4 + 8 = 16 bytes of state per parameter") {
+  // A small gated MHA model: per layer 4 D^2 (Q, K, V, O) + 3 D F + 2 D =
+  // 262,144 + 393,216 + 512 = 655,872; 2 layers, embedding and unembedding
+  // 2 x 1000 x 256, the final norm 256: 1,824,000 parameters.
+  const roofline::ModelConfig small{.name = "small", .layers = 2, .d_model = 256, .d_ff = 512, .heads = 4,
+                                    .kv_heads = 4, .head_dim = 64, .vocab = 1000, .seq_len = 128};
+  REQUIRE(roofline::total_params(small) == 1824000);
+  const Mesh m = mesh("X=4", "tpu-v5p");
+  const TrainingStep s = step(small, "tpu-v5p", m, {.data = axes(m, "X")}, {.batch_tokens = 4 * 128});
+  CHECK(TrainingConfig{}.dtypes.state_bytes_per_param() == 16);
+  CHECK(s.memory.params_bytes == 4 * 1824000.0);     // fp32 master weights
+  CHECK(s.memory.grads_bytes == 4 * 1824000.0);      // fp32 gradients
+  CHECK(s.memory.optimizer_bytes == 8 * 1824000.0);  // two fp32 Adam moments
+  // Master weights in fp32, compute in bf16: two layers' bf16 copies.
+  CHECK(s.memory.gathered_weights_bytes == 2 * 2 * 655872.0);
+  // bf16 everywhere halves params and grads and drops the cast copies.
+  TrainingConfig bf16{.batch_tokens = 4 * 128};
+  bf16.dtypes.params = bf16.dtypes.grads = roofline::DType::kBF16;
+  const TrainingStep b = step(small, "tpu-v5p", m, {.data = axes(m, "X")}, bf16);
+  CHECK(b.memory.params_bytes + b.memory.grads_bytes + b.memory.optimizer_bytes == 12 * 1824000.0);
+  CHECK(b.memory.gathered_weights_bytes == 0);
+}
+
+TEST_CASE("expected: a roofline calibration hides FSDP under compute and exposes tensor parallelism") {
+  // Efficiency 1 and no floors: every op is expected at its roofline, so
+  // the compute is t_compute_s and each transfer its t_ici_s.
+  const ChipCalibration exact;
+  const Mesh m = mesh("X=64", "tpu-v5p");
+  const AxisMask x = axes(m, "X");
+  const TrainingStep f = step(llama8b(), "tpu-v5p", m, {.data = x, .fsdp = x},
+                              {.batch_tokens = 64 * 8192, .remat = Remat::kFull}, &exact);
+  CHECK(f.expected_compute_s == Approx(f.t_compute_s));
+  // FSDP only: max(compute, FSDP traffic), the lower bound itself.
+  CHECK(f.expected_s == Approx(f.step_time_s));
+  // With TP: max(compute, FSDP) + TP, between the bounds.
+  const Mesh mt = mesh("X=16,Y=4", "tpu-v5p");
+  const TrainingStep tp = step(llama8b(), "tpu-v5p", mt,
+                               {.data = axes(mt, "X"), .fsdp = axes(mt, "X"), .model = axes(mt, "Y")},
+                               {.batch_tokens = 64 * 8192, .remat = Remat::kFull}, &exact);
+  const double fsdp = part(tp, "fsdp collectives").roofline.t_ici_s;
+  const double tpc = part(tp, "tensor-parallel collectives").roofline.t_ici_s;
+  REQUIRE(tpc > 0);
+  CHECK(tp.expected_s == Approx(std::max(tp.t_compute_s, fsdp) + tpc));
+  CHECK(tp.expected_s >= tp.step_time_s);
+  CHECK(tp.expected_s <= tp.roofline.t_upper_s * (1 + 1e-12));
+  CHECK(tp.mfu_no_overlap <= tp.mfu_expected);
+  // With a pipeline the bubble stretches the compute and the TP collectives
+  // inside each microbatch's slot; the stage-boundary shifts are exposed.
+  const Mesh mp = mesh("P=4,X=4,Y=4", "tpu-v5p");
+  const TrainingStep pp = step(llama8b(), "tpu-v5p", mp,
+                               {.data = axes(mp, "X"), .fsdp = axes(mp, "X"), .model = axes(mp, "Y"),
+                                .pipeline_axis = *mp.index("P")},
+                               {.batch_tokens = 64 * 8192, .remat = Remat::kFull, .microbatches = 4}, &exact);
+  REQUIRE(pp.bubble_factor == Approx(7.0 / 4.0));
+  const double pipe = part(pp, "pipeline transfers").roofline.t_ici_s;
+  REQUIRE(pipe > 0);
+  CHECK(pp.expected_s == Approx(std::max(pp.t_compute_s, part(pp, "fsdp collectives").roofline.t_ici_s) +
+                                7.0 / 4.0 * part(pp, "tensor-parallel collectives").roofline.t_ici_s + pipe));
+}
+
+TEST_CASE("expected: half the matmul efficiency doubles the matmul parts' expected time") {
+  ChipCalibration exact, half;
+  half.curve(CostClass::kMatmul).math_efficiency = 0.5;
+  const Mesh m = mesh("X=64", "tpu-v5p");
+  const AxisMask x = axes(m, "X");
+  const TrainingConfig cfg{.batch_tokens = 64 * 8192};
+  const TrainingStep e = step(llama8b(), "tpu-v5p", m, {.data = x, .fsdp = x}, cfg, &exact);
+  const TrainingStep h = step(llama8b(), "tpu-v5p", m, {.data = x, .fsdp = x}, cfg, &half);
+  // The projections' matmuls ([8192, 4096] @ [4096, 6144] and the like) are
+  // compute-bound, so each one's expected time is T_math / 0.5.
+  const auto& proj_e = part(e, "attention projections");
+  const auto& proj_h = part(h, "attention projections");
+  REQUIRE(proj_e.roofline.t_lower_s == Approx(proj_e.roofline.t_math_s));
+  CHECK(proj_e.expected_s == Approx(proj_e.roofline.t_lower_s));
+  CHECK(proj_h.expected_s == Approx(2 * proj_e.expected_s));
+  CHECK(part(h, "mlp").expected_s > 1.9 * part(e, "mlp").expected_s);  // its SiLU stream is kMemory
+  // The norms are memory work: untouched.
+  CHECK(part(h, "norms and residuals").expected_s == Approx(part(e, "norms and residuals").expected_s));
+  CHECK(h.mfu_expected < e.mfu_expected);
+  CHECK(h.mfu == e.mfu);  // the bound does not depend on the calibration
+}
+
+TEST_CASE("expected: never below the lower bound, for every policy and a calibration above the peaks") {
+  ChipCalibration fast;
+  for (auto& k : fast.classes) k.math_efficiency = k.memory_efficiency = k.link_efficiency = 2;
+  const Mesh m = mesh("X=16,Y=4", "tpu-v5p");
+  const ParallelLayout lay{.data = axes(m, "X"), .fsdp = axes(m, "X"), .model = axes(m, "Y")};
+  for (Remat r : roofline::kAllRemats) {
+    INFO(roofline::remat_name(r));
+    const TrainingConfig cfg{.batch_tokens = 64 * 8192, .remat = r};
+    const TrainingStep d = step(llama8b(), "tpu-v5p", m, lay, cfg);  // v5p's built-in: matmuls at 95%
+    CHECK(d.expected_s >= d.step_time_s);
+    CHECK(d.mfu_expected <= d.mfu);
+    CHECK(d.mfu_no_overlap <= d.mfu);
+    CHECK(d.mfu_expected < d.mfu);  // 95% matmuls cannot reach the bound
+    const TrainingStep f = step(llama8b(), "tpu-v5p", m, lay, cfg, &fast);
+    CHECK(f.expected_s == Approx(f.step_time_s));
+  }
+}
+
+TEST_CASE("validate: training dtypes, optimizer states and the host link offload needs") {
+  const Mesh m = mesh("X=4", "tpu-v5p");
+  const ParallelLayout lay{.data = axes(m, "X")};
+  const auto err = [&](const roofline::Chip& c, const TrainingConfig& cfg) {
+    const absl::Status s = roofline::validate_training_step(llama8b(), c, m, lay, cfg);
+    REQUIRE_FALSE(s.ok());
+    return std::string(s.message());
+  };
+  TrainingConfig cfg{.batch_tokens = 4 * 8192};
+  cfg.dtypes.grads = roofline::DType::kS8;
+  CHECK(err(chip("tpu-v5p"), cfg).find("grads is s8; expected a floating-point type") != std::string::npos);
+  cfg.dtypes.grads = roofline::DType::kF32;
+  cfg.dtypes.optimizer_states = -1;
+  CHECK(err(chip("tpu-v5p"), cfg).find(">= 0 states") != std::string::npos);
+  cfg.dtypes.optimizer_states = 0;  // plain SGD keeps none: valid
+  CHECK(roofline::validate_training_step(llama8b(), chip("tpu-v5p"), m, lay, cfg).ok());
+  cfg.remat = Remat::kOffload;
+  roofline::Chip no_host = chip("tpu-v5p");
+  no_host.pcie_bytes_per_s = 0;
+  CHECK(err(no_host, cfg).find("has no pcie_bytes_per_s") != std::string::npos);
+  cfg.remat = static_cast<Remat>(17);
+  CHECK(err(chip("tpu-v5p"), cfg).find("remat policy 17") != std::string::npos);
+}
