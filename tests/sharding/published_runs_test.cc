@@ -7,8 +7,12 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "roofline/chip.hpp"
 #include "tests/sharding/published_runs.hpp"
@@ -130,4 +134,26 @@ TEST_CASE("published runs: the expected MFU is within 15% of the measured in 80%
   INFO(within << " of " << modelled << " within +-15%");
   CHECK(modelled == static_cast<int>(rows().size()));
   CHECK(within >= 0.8 * modelled);
+}
+
+TEST_CASE("published runs: a bad case is refused with the file and the place") {
+  const auto path = std::filesystem::temp_directory_path() / "roofline_published_runs_bad.json";
+  {
+    nlohmann::json doc = nlohmann::json::parse(std::ifstream(roofline::testing::test_data("published_runs.json")));
+    doc["cases"][1]["remat"] = "sometimes";
+    std::ofstream(path) << doc.dump();
+  }
+  auto bad = roofline::testing::load_published_runs(path.string());
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(std::string(bad.status().message()),
+             Catch::Contains(path.string() + ": /cases/1/remat: unknown policy 'sometimes'"));
+  {
+    nlohmann::json doc = nlohmann::json::parse(std::ifstream(roofline::testing::test_data("published_runs.json")));
+    doc["cases"][2]["model"].erase("d_ff");
+    std::ofstream(path) << doc.dump();
+  }
+  bad = roofline::testing::load_published_runs(path.string());
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(std::string(bad.status().message()), Catch::Contains("/cases/2/model"));
+  std::filesystem::remove(path);
 }
