@@ -34,12 +34,14 @@
 namespace roofline::testing {
 
 // How the publisher counted a step's FLOPs ("measured.flop_convention").
-// MaxText changed its count twice (AI-Hypercomputer/maxtext MaxText/train.py):
+// MaxText changed its count several times (AI-Hypercomputer/maxtext
+// MaxText/train.py, later maxtext_utils.py; docs/planner_validation.md):
 // until 0e650131c (2023-06) 6 x all parameters x tokens; then plus the
 // attention score and value matmuls in full, 12 x layers x tokens x seq x
 // heads x head_dim; from 64ee4e938 (2023-11-29) that term halved for the
-// causal mask, as kMfuConvention counts it. kTokens: the publisher gives
-// tokens per second per chip, which needs no FLOP count.
+// causal mask, as kMfuConvention counts it (full again from 2024-05 to
+// 2025-07). kTokens: the publisher gives tokens per second per chip, which
+// needs no FLOP count.
 enum class FlopConvention : unsigned char { k6N, k6NFullAttention, k6NCausalAttention, kTokens };
 
 struct PublishedRun {
