@@ -1,0 +1,319 @@
+// Published training runs (tests/data/published_runs.json) held against the
+// training-step model: what each run measured, converted to our MFU
+// convention, beside the MFU our model gives its layout at the lower bound,
+// expected and with nothing overlapping. Used by published_runs_test.cc,
+// which also prints the table that docs/planner_validation.md shows.
+//
+//   auto runs = roofline::testing::load_published_runs(path);
+//   for (const auto& run : *runs) rows.push_back(*roofline::testing::evaluate(run));
+//   std::puts(roofline::testing::markdown_table(rows).c_str());
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <span>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/status/statusor.h"
+#include "roofline/chip.hpp"
+#include "roofline/chip_io.hpp"
+#include "roofline/detail/status_macros.hpp"
+#include "roofline/sharding/checked.hpp"
+#include "roofline/sharding/layers.hpp"
+#include "roofline/sharding/parse.hpp"
+#include "roofline/sharding/training_step.hpp"
+
+namespace roofline::testing {
+
+// How the publisher counted a step's FLOPs ("measured.flop_convention").
+// MaxText changed its count several times (AI-Hypercomputer/maxtext
+// MaxText/train.py, later maxtext_utils.py; docs/planner_validation.md):
+// until 0e650131c (2023-06) 6 x all parameters x tokens; then plus the
+// attention score and value matmuls in full, 12 x layers x tokens x seq x
+// heads x head_dim; from 64ee4e938 (2023-11-29) that term halved for the
+// causal mask, as kMfuConvention counts it (full again from 2024-05 to
+// 2025-07). kTokens: the publisher gives tokens per second per chip, which
+// needs no FLOP count.
+enum class FlopConvention : unsigned char { k6N, k6NFullAttention, k6NCausalAttention, kTokens };
+
+struct PublishedRun {
+  std::string name;
+  std::string source;  // "repo@commit path: row"
+  ModelConfig model;
+  std::string chip;
+  int chips = 0;
+  int slices = 1;
+  std::vector<int> slice_shape;  // physical shape of one slice
+  std::int64_t batch_tokens = 0;
+  std::string mesh;              // our syntax: "slice=2:dcn,fsdp=64,model=4"
+  std::vector<std::string> dp, fsdp, tp;
+  std::string pp;                // empty: no pipeline
+  Remat remat = Remat::kNone;
+  TrainingDTypes dtypes;
+  double tflops_per_chip = 0;    // as published, under `convention`; 0 for kTokens
+  double tokens_per_s_per_chip = 0;  // kTokens only
+  double reported_mfu = 0;       // as published
+  double reported_peak_flops_per_s = 0;  // 0 for kTokens
+  FlopConvention convention = FlopConvention::k6N;
+};
+
+// The publisher's FLOP count of one step, all chips. "All parameters" is
+// total_params (MaxText counts the parameter pytree: tied embedding once,
+// norm scales included).
+inline double published_step_flops(const PublishedRun& r) {
+  const ModelConfig& m = r.model;
+  const double tokens = static_cast<double>(r.batch_tokens);
+  const double full_attention = m.layers * attention_training_flops(m, tokens, static_cast<double>(m.seq_len),
+                                                                    AttentionMask::kFull);
+  const double weights = 6.0 * total_params(m) * tokens;
+  switch (r.convention) {
+    case FlopConvention::k6N: return weights;
+    case FlopConvention::k6NFullAttention: return weights + full_attention;
+    case FlopConvention::k6NCausalAttention: return weights + full_attention / 2;
+    case FlopConvention::kTokens: break;
+  }
+  return weights;
+}
+
+// The step time the published throughput implies: the publisher's FLOPs per
+// chip over its TFLOP/s per chip, or the tokens per chip over the tokens/s.
+inline double measured_step_time_s(const PublishedRun& r) {
+  if (r.convention == FlopConvention::kTokens)
+    return static_cast<double>(r.batch_tokens) / r.chips / r.tokens_per_s_per_chip;
+  return published_step_flops(r) / r.chips / (r.tflops_per_chip * 1e12);
+}
+
+// The measured MFU in our convention: model_training_flops (causal) over the
+// implied step time x chips x the chip's bf16 peak.
+inline double measured_mfu(const PublishedRun& r, const Chip& c) {
+  const double ours = model_training_flops(r.model, static_cast<double>(r.batch_tokens),
+                                           static_cast<double>(r.model.seq_len), AttentionMask::kCausal);
+  return ours / (measured_step_time_s(r) * r.chips * c.peak_flops_per_s_for(r.dtypes.compute));
+}
+
+struct PublishedRunRow {
+  std::string name;
+  std::string chip;
+  int chips = 0;
+  std::string mesh;
+  std::string remat;
+  double tflops_per_chip = 0;  // published; 0 where tokens/s was
+  double tokens_per_s_per_chip = 0;  // published; 0 where TFLOP/s was
+  double reported_mfu = 0;     // published, publisher's convention
+  double step_time_s = 0;      // implied by the published throughput
+  double measured_mfu = 0;     // ours
+  double bound_mfu = 0;        // TrainingStep::mfu
+  double expected_mfu = 0;     // TrainingStep::mfu_expected; 0 while expected_s is not modelled
+  double expected_s = 0;
+  double no_overlap_mfu = 0;   // TrainingStep::mfu_no_overlap
+  double model_compute_s = 0;  // TrainingStep::t_compute_s
+  double model_ici_s = 0;      // the step's collectives one after another (roofline.t_ici_s)
+  std::vector<int> laid_shape;  // the slice shape make_mesh laid the mesh on
+  std::vector<int> run_shape;   // the run's physical slice shape
+  double memory_gib = 0;       // per chip, as modelled
+  double hbm_gib = 0;
+  bool fits = false;
+};
+
+namespace detail_published {
+
+inline absl::StatusOr<std::vector<std::string>> names(const nlohmann::json& j) {
+  std::vector<std::string> out;
+  if (j.is_null()) return out;
+  for (const auto& e : j) out.push_back(e.get<std::string>());
+  return out;
+}
+
+inline absl::StatusOr<DType> dtype_at(const nlohmann::json& d, const char* key, const std::string& where) {
+  const std::string text = d.at(key).get<std::string>();
+  const std::optional<DType> t = parse_dtype(text);
+  if (!t) return absl::InvalidArgumentError(where + "/dtypes/" + key + ": unknown dtype '" + text + "'");
+  return *t;
+}
+
+inline absl::StatusOr<PublishedRun> run_from_json(const nlohmann::json& c, const std::string& where) {
+  PublishedRun r;
+  r.name = c.at("name").get<std::string>();
+  const auto& src = c.at("source");
+  r.source = src.at("repo").get<std::string>() + "@" + src.at("commit").get<std::string>().substr(0, 9) + " " +
+             src.at("table").get<std::string>() + ": " + src.at("row").get<std::string>();
+  ROOFLINE_ASSIGN_OR_RETURN(r.model, parse_model_config(c.at("model").dump(), where + "/model"));
+  r.chip = c.at("chip").get<std::string>();
+  r.chips = c.at("chips").get<int>();
+  r.slices = c.at("slices").get<int>();
+  r.slice_shape = c.at("slice_shape").get<std::vector<int>>();
+  r.batch_tokens = c.at("batch_tokens").get<std::int64_t>();
+  r.mesh = c.at("mesh").get<std::string>();
+  const auto& roles = c.at("roles");
+  ROOFLINE_ASSIGN_OR_RETURN(r.dp, names(roles.at("dp")));
+  ROOFLINE_ASSIGN_OR_RETURN(r.fsdp, names(roles.at("fsdp")));
+  ROOFLINE_ASSIGN_OR_RETURN(r.tp, names(roles.at("tp")));
+  if (!roles.at("pp").is_null()) r.pp = roles.at("pp").get<std::string>();
+  const std::string remat = c.at("remat").get<std::string>();
+  const std::optional<Remat> policy = parse_remat(remat);
+  if (!policy) return absl::InvalidArgumentError(where + "/remat: unknown policy '" + remat + "'");
+  r.remat = *policy;
+  const auto& d = c.at("dtypes");
+  ROOFLINE_ASSIGN_OR_RETURN(r.dtypes.compute, dtype_at(d, "compute", where));
+  ROOFLINE_ASSIGN_OR_RETURN(r.dtypes.params, dtype_at(d, "params", where));
+  ROOFLINE_ASSIGN_OR_RETURN(r.dtypes.grads, dtype_at(d, "grads", where));
+  ROOFLINE_ASSIGN_OR_RETURN(r.dtypes.optimizer, dtype_at(d, "optimizer", where));
+  r.dtypes.optimizer_states = d.at("optimizer_states").get<int>();
+  const auto& m = c.at("measured");
+  r.reported_mfu = m.at("mfu").get<double>();
+  const std::string conv = m.at("flop_convention").get<std::string>();
+  if (conv == "tokens") {
+    r.convention = FlopConvention::kTokens;
+    r.tokens_per_s_per_chip = m.at("tokens_per_s_per_chip").get<double>();
+    return r;
+  }
+  r.tflops_per_chip = m.at("tflops_per_chip").get<double>();
+  r.reported_peak_flops_per_s = m.at("peak_flops_per_s").get<double>();
+  if (conv == "6N") r.convention = FlopConvention::k6N;
+  else if (conv == "6N+full-attn") r.convention = FlopConvention::k6NFullAttention;
+  else if (conv == "6N+causal-attn") r.convention = FlopConvention::k6NCausalAttention;
+  else return absl::InvalidArgumentError(where + "/measured/flop_convention: unknown '" + conv + "'");
+  return r;
+}
+
+inline absl::StatusOr<AxisMask> mask_named(const Mesh& mesh, const std::vector<std::string>& axes,
+                                           const std::string& where) {
+  AxisMask m = 0;
+  for (const std::string& a : axes) {
+    ROOFLINE_ASSIGN_OR_RETURN(std::vector<int> idx, resolve_axes(mesh, a));
+    if (idx.size() != 1) return absl::InvalidArgumentError(where + ": '" + a + "' names more than one axis");
+    m |= AxisMask{1} << idx[0];
+  }
+  return m;
+}
+
+}  // namespace detail_published
+
+// Reads the cases; errors name the file, the case index and the key.
+inline absl::StatusOr<std::vector<PublishedRun>> load_published_runs(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(path + ": cannot open");
+  std::vector<PublishedRun> runs;
+  std::size_t i = 0;
+  try {
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    for (const auto& c : doc.at("cases")) {
+      ROOFLINE_ASSIGN_OR_RETURN(PublishedRun r,
+                                detail_published::run_from_json(c, path + ": /cases/" + std::to_string(i)));
+      runs.push_back(std::move(r));
+      ++i;
+    }
+  } catch (const nlohmann::json::exception& e) {
+    return absl::InvalidArgumentError(path + ": /cases/" + std::to_string(i) + ": " + e.what());
+  }
+  return runs;
+}
+
+// The run's mesh and layout on its chip, through the checked C++ API.
+inline absl::StatusOr<PublishedRunRow> evaluate(const PublishedRun& r) {
+  ROOFLINE_ASSIGN_OR_RETURN(const Chip* chip, find_chip(r.chip));
+  const Chip& c = *chip;
+  ROOFLINE_ASSIGN_OR_RETURN(std::vector<MeshAxis> axes, parse_mesh_axes(r.mesh));
+  ROOFLINE_ASSIGN_OR_RETURN(const Mesh mesh, make_mesh(std::move(axes), c, r.slice_shape));
+  if (mesh.device_count() != r.chips)
+    return absl::InvalidArgumentError(r.name + ": mesh '" + r.mesh + "' has " + std::to_string(mesh.device_count()) +
+                                      " chips, the run " + std::to_string(r.chips));
+  ParallelLayout layout;
+  ROOFLINE_ASSIGN_OR_RETURN(const AxisMask dp, detail_published::mask_named(mesh, r.dp, r.name + "/roles/dp"));
+  ROOFLINE_ASSIGN_OR_RETURN(layout.fsdp, detail_published::mask_named(mesh, r.fsdp, r.name + "/roles/fsdp"));
+  ROOFLINE_ASSIGN_OR_RETURN(layout.model, detail_published::mask_named(mesh, r.tp, r.name + "/roles/tp"));
+  layout.data = dp | layout.fsdp;
+  if (!r.pp.empty()) {
+    ROOFLINE_ASSIGN_OR_RETURN(std::vector<int> idx, resolve_axes(mesh, r.pp));
+    layout.pipeline_axis = idx.front();
+  }
+  const TrainingConfig config{.batch_tokens = r.batch_tokens, .dtypes = r.dtypes, .remat = r.remat};
+  ROOFLINE_ASSIGN_OR_RETURN(const TrainingStep step, predict_training_step(r.model, c, mesh, layout, config));
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  return PublishedRunRow{.name = r.name,
+                         .chip = r.chip,
+                         .chips = r.chips,
+                         .mesh = r.mesh,
+                         .remat = std::string(remat_name(r.remat)),
+                         .tflops_per_chip = r.tflops_per_chip,
+                         .tokens_per_s_per_chip = r.tokens_per_s_per_chip,
+                         .reported_mfu = r.reported_mfu,
+                         .step_time_s = measured_step_time_s(r),
+                         .measured_mfu = measured_mfu(r, c),
+                         .bound_mfu = step.mfu,
+                         .expected_mfu = step.expected_s > 0 ? step.mfu_expected : 0,
+                         .expected_s = step.expected_s,
+                         .no_overlap_mfu = step.mfu_no_overlap,
+                         .model_compute_s = step.t_compute_s,
+                         .model_ici_s = step.roofline.t_ici_s,
+                         .laid_shape = mesh.slice_shape,
+                         .run_shape = r.slice_shape,
+                         .memory_gib = step.memory.total_bytes / kGiB,
+                         .hbm_gib = step.memory.hbm_bytes / kGiB,
+                         .fits = step.memory.fits};
+}
+
+// Whether the mesh was laid on the run's physical slice shape (in any
+// order of dimensions).
+inline bool laid_on_run_shape(const PublishedRunRow& r) {
+  std::vector<int> a = r.laid_shape, b = r.run_shape;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return a == b;
+}
+
+inline std::string shape_text(const std::vector<int>& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? "x" : "") + std::to_string(s[i]);
+  return out;
+}
+
+// The per-case table as Markdown; "pending" in the expected columns while
+// the expected step time is not modelled (expected_s == 0).
+inline std::string markdown_table(std::span<const PublishedRunRow> rows) {
+  std::ostringstream out;
+  out << "| case | chips | mesh | remat | published TFLOP/s/chip (tokens/s/chip) | published MFU | step (s) | measured MFU "
+         "| expected MFU | expected/measured | bound MFU | bound/measured | no-overlap MFU | model compute (s) | model collectives (s) | slice (laid as) | memory GiB/chip (HBM) |\n"
+      << "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n";
+  char buf[512];
+  for (const PublishedRunRow& r : rows) {
+    std::string expected = "pending", ratio = "pending", no_overlap = "pending";
+    if (r.no_overlap_mfu > 0) {
+      std::snprintf(buf, sizeof buf, "%.1f%%", 100 * r.no_overlap_mfu);
+      no_overlap = buf;
+    }
+    if (r.expected_mfu > 0) {
+      std::snprintf(buf, sizeof buf, "%.1f%%", 100 * r.expected_mfu);
+      expected = buf;
+      std::snprintf(buf, sizeof buf, "%.2f", r.expected_mfu / r.measured_mfu);
+      ratio = buf;
+    }
+    std::string rate;
+    if (r.tokens_per_s_per_chip > 0) {
+      std::snprintf(buf, sizeof buf, "(%.0f)", r.tokens_per_s_per_chip);
+    } else {
+      std::snprintf(buf, sizeof buf, "%.0f", r.tflops_per_chip);
+    }
+    rate = buf;
+    std::string slice = shape_text(r.run_shape);
+    if (!laid_on_run_shape(r)) slice += " (" + shape_text(r.laid_shape) + ")";
+    std::snprintf(buf, sizeof buf,
+                  "| %s | %d | `%s` | %s | %s | %.2f%% | %.3f | %.1f%% | %s | %s | %.1f%% | %.2f | %s | %.2f | %.2f | %s | %.1f (%.1f)%s |\n",
+                  r.name.c_str(), r.chips, r.mesh.c_str(), r.remat.c_str(), rate.c_str(), 100 * r.reported_mfu,
+                  r.step_time_s, 100 * r.measured_mfu, expected.c_str(), ratio.c_str(), 100 * r.bound_mfu,
+                  r.bound_mfu / r.measured_mfu, no_overlap.c_str(), r.model_compute_s, r.model_ici_s, slice.c_str(), r.memory_gib, r.hbm_gib,
+                  r.fits ? "" : " does not fit");
+    out << buf;
+  }
+  return out.str();
+}
+
+}  // namespace roofline::testing
