@@ -166,7 +166,7 @@ TEST_CASE("cli: plan refuses bad layouts, slice shapes and constraints with the 
         "roofline: layout 'fsdp=data tp=modl': column 14: unknown mesh axis 'modl'; the mesh has data, model\n");
   const auto shape = run_cli("plan --model llama-3-8b --chip tpu-v5p --chips 64 --batch-tokens 2097152 --slice 4x4xa");
   CHECK(shape.exit_code == 2);
-  CHECK(shape.err == "roofline: --slice '4x4xa': column 5: expected a positive dimension like 4x4x12\n");
+  CHECK(shape.err == "roofline: --slice '4x4xa': column 5: expected a dimension (e.g. 4x4x12)\n");
   const auto remat = run_cli("plan --model llama-3-8b --chip tpu-v5p --chips 64 --batch-tokens 2097152 --remat full,some");
   CHECK(remat.exit_code == 2);
   CHECK(remat.err.find("--remat: unknown policy 'some' at column 6") != std::string::npos);

@@ -92,7 +92,7 @@ TEST_CASE("remat: each policy runs exactly its listed forward work twice") {
 TEST_CASE("remat: activation memory per policy, element by element") {
   // Elements per token per layer (detail/training_remat.hpp):
   //   none      2D + 2D + (q + 2kv) + q + N x 4/2 (fp32 stats) + 3F = 69,696
-  //   minimal   D + (q + 2kv) + D + 2F                            = 43,008
+  //   minimal   D + (q + 2kv) + D + 2F (D_l = D: no TP)           = 43,008
   //   save-qkv  D + (q + 2kv)                                      = 10,240
   //   full      D                                                  =  4,096
   // in bf16 (2 bytes), over 32 layers x 8192 tokens; every policy but none

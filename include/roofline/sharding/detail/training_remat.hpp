@@ -18,9 +18,9 @@
 //
 //   policy    kept per token per layer                     runs twice
 //   none      all of the above                              nothing
-//   minimal   D_l + (q + 2 kv) + D + 2 F_l                  attention core, norms, residual adds,
-//             (layer input, Q K V, Wo's output,             SiLU product; Wo's ReduceScatter (to
-//             gate and up; plain MLP: F_l)                  rebuild the residual for norm 2)
+//   minimal   D_l + (q + 2 kv) + D_l + 2 F_l                attention core, norms, residual adds,
+//             (layer input, Q K V, Wo's output,             SiLU product
+//             gate and up; plain MLP: F_l)
 //   save-qkv  D_l + (q + 2 kv) (layer input, Q K V)         all but x @ [Wq Wk Wv]; the MLP's
 //                                                           AllGather and both ReduceScatters
 //   full      D_l (layer input)                             the whole forward, its collectives too
@@ -33,7 +33,11 @@
 // matmuls have no batch dimension and their outputs are saved; QK^T and PV
 // have one (batch and heads), so the attention core runs again, and with it
 // the attention output the Wo gradient needs. W_down's output is saveable
-// but the backward never reads it, so it is not kept. "save-qkv" is
+// but the backward never reads it, so it is not kept. Wo's output is kept
+// as the value the program names, the [t, D/Y] shard after its
+// ReduceScatter (the residual stream's sharding; MaxText constrains layer
+// activations to it), not the [t, D] partial sums, which are a temporary of
+// the partitioned dot; so the ReduceScatter does not run again. "save-qkv" is
 // save_qkv_proj: save_only_these_names(query_proj, key_proj, value_proj). The layer input is
 // kept by every policy: it is the carry of the scan over layers. Every
 // policy but none also holds one layer's full set while that layer's
@@ -65,7 +69,7 @@ constexpr RematRuns remat_runs(Remat r) {
     case Remat::kNone:
     case Remat::kOffload: return {};
     case Remat::kMinimal:
-      return {.attn_core = 2, .elementwise = 2, .tp_scatters = 3};
+      return {.attn_core = 2, .elementwise = 2};
     case Remat::kSaveQkv:
       return {.out_proj = 2, .attn_core = 2, .mlp_matmuls = 2, .elementwise = 2, .tp_gathers = 3,
               .tp_scatters = 4};
@@ -94,7 +98,7 @@ inline LayerActivations layer_activations(Remat r, MlpKind mlp, double D, double
   double kept = all;
   switch (r) {
     case Remat::kNone: kept = all; break;
-    case Remat::kMinimal: kept = Dl + (q + 2 * kv) + D + mlp_dots; break;
+    case Remat::kMinimal: kept = Dl + (q + 2 * kv) + Dl + mlp_dots; break;
     case Remat::kSaveQkv: kept = Dl + (q + 2 * kv); break;
     case Remat::kFull:
     case Remat::kOffload: kept = Dl; break;
