@@ -9,7 +9,7 @@
 namespace roofline {
 namespace {
 
-// A figure the model does not give yet (expected_s of 0) is null, never 0.
+// A time of 0 (a step with no work) is null, never a figure.
 Json known(double v) { return v > 0 ? Json(v) : Json(); }
 
 Json memory_json(const MemoryPerChip& m) {
@@ -20,6 +20,7 @@ Json memory_json(const MemoryPerChip& m) {
                        {"activations_bytes", m.activations_bytes},
                        {"activations_no_remat_bytes", m.activations_no_remat_bytes},
                        {"activations_remat_bytes", m.activations_remat_bytes},
+                       {"host_activations_bytes", m.host_activations_bytes},
                        {"total_bytes", m.total_bytes},
                        {"hbm_bytes", m.hbm_bytes},
                        {"fits", m.fits}});
@@ -65,6 +66,7 @@ Json to_json(const PlanCandidate& c) {
     if (p.roofline.flops == 0 && p.roofline.hbm_bytes == 0 && p.roofline.t_ici_s == 0) continue;
     Json part = Json::object({{"part", p.name}});
     put(part, p.roofline, {K::kFlops, K::kHbmBytes, K::kTMath, K::kTHbm, K::kTIci});
+    part["expected_s"] = p.expected_s;
     parts.push_back(std::move(part));
   }
   Json j = Json::object({{"mesh", mesh_text(c.mesh)},
@@ -76,6 +78,9 @@ Json to_json(const PlanCandidate& c) {
                          {"slices", slice_count(c.mesh)},
                          {"pipeline_stages", pipeline_stages(c.mesh, c.layout)},
                          {"expected_s", known(s.expected_s)},
+                         {"expected_compute_s", known(s.expected_compute_s)},
+                         {"expected_exposed_s", s.expected_exposed_s},
+                         {"t_host_s", s.t_host_s},
                          {"ranking_s", ranking_time_s(s)},
                          {"step_time_s", s.step_time_s},
                          {"bubble_factor", s.bubble_factor},
