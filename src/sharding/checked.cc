@@ -250,9 +250,10 @@ absl::Status validate_training_step(const ModelConfig& model, const Chip& chip, 
 }
 
 absl::StatusOr<TrainingStep> predict_training_step(const ModelConfig& model, const Chip& chip, const Mesh& mesh,
-                                                   const ParallelLayout& layout, const TrainingConfig& config) {
+                                                   const ParallelLayout& layout, const TrainingConfig& config,
+                                                   const ChipCalibration* calibration) {
   if (absl::Status s = validate_training_step(model, chip, mesh, layout, config); !s.ok()) return s;
-  return training_step(model, chip, mesh, layout, config);
+  return training_step(model, chip, mesh, layout, config, calibration);
 }
 
 }  // namespace roofline

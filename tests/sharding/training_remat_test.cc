@@ -214,6 +214,11 @@ TEST_CASE("expected: half the matmul efficiency doubles the matmul parts' expect
   CHECK(part(h, "norms and residuals").expected_s == Approx(part(e, "norms and residuals").expected_s));
   CHECK(h.mfu_expected < e.mfu_expected);
   CHECK(h.mfu == e.mfu);  // the bound does not depend on the calibration
+  // The checked entry point passes the calibration through.
+  const auto checked = roofline::predict_training_step(llama8b(), chip("tpu-v5p"), m, {.data = x, .fsdp = x}, cfg,
+                                                       &half);
+  REQUIRE(checked.ok());
+  CHECK(checked->expected_s == h.expected_s);
 }
 
 TEST_CASE("expected: never below the lower bound, for every policy and a calibration above the peaks") {

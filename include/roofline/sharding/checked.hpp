@@ -63,8 +63,10 @@ absl::Status validate(const ModelConfig& m);
 absl::Status validate_training_step(const ModelConfig& model, const Chip& chip, const Mesh& mesh,
                                     const ParallelLayout& layout, const TrainingConfig& config);
 
-// validate_training_step, then training_step().
+// validate_training_step, then training_step(); the expected times from
+// `calibration` (nullptr: the chip's built-in, default_calibration).
 absl::StatusOr<TrainingStep> predict_training_step(const ModelConfig& model, const Chip& chip, const Mesh& mesh,
-                                                   const ParallelLayout& layout, const TrainingConfig& config);
+                                                   const ParallelLayout& layout, const TrainingConfig& config,
+                                                   const ChipCalibration* calibration = nullptr);
 
 }  // namespace roofline
