@@ -18,6 +18,7 @@
 #include "roofline/report/json.hpp"
 #include "roofline/sharding/mesh.hpp"
 #include "roofline/sharding/mesh_collective.hpp"
+#include "src/cli/calibration_arg.hpp"
 #include "src/cli/command.hpp"
 
 namespace roofline::cli {
@@ -129,7 +130,9 @@ int run(const Args& args) {
   if (!module.ok()) return fail(module.status());
 
   const HloModulePrediction mp = predict(*module, *chip);
-  const ChipCalibration cal = default_calibration(*chip);
+  auto cal_or = calibration_arg(args, *chip);
+  if (!cal_or.ok()) return fail(cal_or.status());
+  const ChipCalibration& cal = *cal_or;
   const double expected_total = expected_total_s(mp, cal);
   std::vector<const HloPredictionRow*> rows;
   for (const HloPredictionRow& r : mp.rows) rows.push_back(&r);
@@ -170,9 +173,10 @@ int run(const Args& args) {
 
 ROOFLINE_CLI_COMMAND({
     .name = "hlo",
-    .usage = "roofline hlo FILE --chip NAME|PATH [--format text|json|csv] [--top N]",
+    .usage = "roofline hlo FILE --chip NAME|PATH [--calibration FILE] [--format text|json|csv] [--top N]",
     .summary = "Roofline of every instruction of an HLO module (text or HloProto), sorted by predicted time.",
     .options = {{"chip", "NAME|PATH", "embedded chip name or a chip spec JSON file"},
+                kCalibrationOption,
                 {"format", "text|json|csv", "output format (default text)"},
                 {"top", "N", "only the N slowest instructions (default: all)"}},
     .run = run,

@@ -11,6 +11,7 @@
 #include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/mesh_collective.hpp"
 #include "roofline/sharding/parse.hpp"
+#include "src/cli/calibration_arg.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/prediction_output.hpp"
 
@@ -52,7 +53,9 @@ int run(const Args& args) {
   std::vector<std::string> axis_names;
   for (int i : *axes) axis_names.push_back(mesh->axes[static_cast<std::size_t>(i)].name);
   const int group = mesh->size(mask_of(*axes));
-  const ChipCalibration cal = default_calibration(*chip);
+  auto cal_or = calibration_arg(args, *chip);
+  if (!cal_or.ok()) return fail(cal_or.status());
+  const ChipCalibration& cal = *cal_or;
   const double expected = expected_s(t, cal);
   if (*fmt == "json") {
     Json j = to_json(t);
@@ -85,7 +88,7 @@ int run(const Args& args) {
 ROOFLINE_CLI_COMMAND({
     .name = "predict collective",
     .usage = "roofline predict collective --op all-gather|reduce-scatter|all-reduce|all-to-all|permute "
-             "--chip NAME|PATH --mesh X=8,Y=4 --axes Y --bytes V [--hops K] [--format text|json]",
+             "--chip NAME|PATH --mesh X=8,Y=4 --axes Y --bytes V [--hops K] [--calibration FILE] [--format text|json]",
     .summary = "T_ici of a collective over mesh axes: rings with or without wraparound, latency floor, DCN, NVLink.",
     .options = {{"op", "KIND", "all-gather, reduce-scatter, all-reduce, all-to-all or permute"},
                 {"chip", "NAME|PATH", "embedded chip name or a chip spec JSON file"},
@@ -93,6 +96,7 @@ ROOFLINE_CLI_COMMAND({
                 {"axes", "X,Y", "the mesh axes the collective runs over (\"XY\" also reads as X,Y)"},
                 {"bytes", "V", "size of the whole (gathered / unreduced) array over those axes, in bytes"},
                 {"hops", "K", "permute only: how many positions along the axis each shard moves (default 1)"},
+                kCalibrationOption,
                 {"format", "text|json", "output format (default text)"}},
     .run = run,
 });

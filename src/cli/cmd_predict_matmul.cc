@@ -7,6 +7,7 @@
 #include "roofline/ops/validate.hpp"
 #include "roofline/report/expected.hpp"
 #include "roofline/report/json.hpp"
+#include "src/cli/calibration_arg.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/prediction_output.hpp"
 
@@ -52,7 +53,9 @@ int run(const Args& args) {
   mm.out_dtype = *out;
   if (absl::Status s = validate(mm, *chip); !s.ok()) return fail(s);
   const Prediction p = predict(mm, *chip);
-  const ChipCalibration cal = default_calibration(*chip);
+  auto cal_or = calibration_arg(args, *chip);
+  if (!cal_or.ok()) return fail(cal_or.status());
+  const ChipCalibration& cal = *cal_or;
   const double expected = expected_s(p, CostClass::kMatmul, cal);
   if (*fmt == "json") {
     Json j = to_json(p);
@@ -74,7 +77,7 @@ int run(const Args& args) {
 ROOFLINE_CLI_COMMAND({
     .name = "predict matmul",
     .usage = "roofline predict matmul --chip NAME|PATH --m M --k K --n N [--batch B] "
-             "[--dtype bf16] [--format text|json]",
+             "[--dtype bf16] [--calibration FILE] [--format text|json]",
     .summary = "Roofline of [B,M,K] @ [B,K,N] on one chip: T_math, T_hbm, bound, intensity, and the calibrated "
                "expected time beside the bound.",
     .options = {{"chip", "NAME|PATH", "embedded chip name or a chip spec JSON file"},
@@ -85,6 +88,7 @@ ROOFLINE_CLI_COMMAND({
                 {"dtype", "DTYPE", "element type of the left operand (default bf16)"},
                 {"rhs-dtype", "DTYPE", "element type of the right operand (default: --dtype)"},
                 {"out-dtype", "DTYPE", "element type of the result (default: --dtype)"},
+                kCalibrationOption,
                 {"format", "text|json", "output format (default text)"}},
     .run = run,
 });

@@ -13,6 +13,7 @@
 #include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/parse.hpp"
 #include "roofline/sharding/sharded_matmul.hpp"
+#include "src/cli/calibration_arg.hpp"
 #include "src/cli/command.hpp"
 
 namespace roofline::cli {
@@ -69,7 +70,9 @@ int run(const Args& args) {
   auto r = predict_sharded_matmul(*expr, *mesh, *chip, *dims, *dtype);
   if (!r.ok()) return fail(r.status());
   const ShardedMatmulStrategy& best = r->chosen();
-  const ChipCalibration cal = default_calibration(*chip);
+  auto cal_or = calibration_arg(args, *chip);
+  if (!cal_or.ok()) return fail(cal_or.status());
+  const ChipCalibration& cal = *cal_or;
   // A strategy's JSON with its expected times: the local matmul's, each
   // collective's and the whole's.
   const auto strategy_json = [&cal](const ShardedMatmulStrategy& s) { return to_json(s, expected(s, cal)); };
@@ -108,12 +111,13 @@ int run(const Args& args) {
 ROOFLINE_CLI_COMMAND({
     .name = "predict",
     .usage = "roofline predict 'x[B_X, D] @ w[D, F_Y]' --chip NAME|PATH --mesh X=8,Y=4 "
-             "--dims B=...,D=...,F=... [--dtype bf16] [--format text|json]",
+             "--dims B=...,D=...,F=... [--dtype bf16] [--calibration FILE] [--format text|json]",
     .summary = "A sharded matmul in the scaling book's notation: its case, collectives, and T_math / T_ici per strategy.",
     .options = {{"chip", "NAME|PATH", "embedded chip name or a chip spec JSON file"},
                 {"mesh", "X=8,Y=4", "mesh axes and sizes; append :dcn to axes that cross slices / nodes"},
                 {"dims", "B=..,D=..", "size of every dim the expression names"},
                 {"dtype", "DTYPE", "element type of both operands and the result (default bf16)"},
+                kCalibrationOption,
                 {"format", "text|json", "output format (default text)"}},
     .run = run,
 });

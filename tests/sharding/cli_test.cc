@@ -214,3 +214,33 @@ TEST_CASE("cli: plan --calibration takes the file's curves for the chip, else th
   CHECK(missing.exit_code != 0);
   CHECK(missing.err.find(path) != std::string::npos);
 }
+
+TEST_CASE("cli: predict and hlo take --calibration: the file's curve for the chip gives the expected time") {
+  // Half the matmul peak and no launch floor: expected = T_math / 0.5.
+  roofline::CalibrationFile file;
+  file.chips.push_back(roofline::fit_calibration(roofline::chip("tpu-v5e"), {}));
+  roofline::ChipCalibration& cal = file.chips.back().calibration;
+  cal.origin = "test: half the matmul peak";
+  for (auto& e : cal.matmul_math_efficiency) e = 0.5;
+  cal.curve(roofline::CostClass::kMatmul) = {.floor_s = 0, .math_efficiency = 0.5, .memory_efficiency = 1,
+                                              .link_efficiency = 1};
+  const std::string path = "predict_calibration_" + std::to_string(::getpid()) + ".json";
+  {
+    std::ofstream out(path);
+    out << roofline::calibration_to_json(file);
+  }
+  const auto r = run_cli("predict matmul --chip tpu-v5e --m 8192 --k 8192 --n 8192 --format json --calibration " + path);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("calibration").at("origin") == "test: half the matmul peak");
+  CHECK(j.at("expected_s").get<double>() == Approx(2 * j.at("t_math_s").get<double>()));
+  const auto hlo = run_cli("hlo " ROOFLINE_TEST_DATA "/hlo/matmul.hlo.txt --chip tpu-v5e --calibration " + path);
+  INFO(hlo.err);
+  CHECK(hlo.exit_code == 0);
+  CHECK(hlo.out.find("calibration: test: half the matmul peak") != std::string::npos);
+  std::remove(path.c_str());
+  const auto missing = run_cli("predict matmul --chip tpu-v5e --m 8 --k 8 --n 8 --calibration " + path);
+  CHECK(missing.exit_code != 0);
+  CHECK(missing.err.find(path) != std::string::npos);
+}
