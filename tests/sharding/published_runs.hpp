@@ -1,8 +1,10 @@
 // Published training runs (tests/data/published_runs.json) held against the
 // training-step model: what each run measured, converted to our MFU
 // convention, beside the MFU our model gives its layout at the lower bound,
-// expected and with nothing overlapping. Used by published_runs_test.cc,
-// which also prints the table that docs/planner_validation.md shows.
+// expected and with nothing overlapping, and where the planner ranks the
+// run's layout among those it would choose from. Used by
+// published_runs_test.cc, which also prints the table that
+// docs/planner_validation.md shows.
 //
 //   auto runs = roofline::testing::load_published_runs(path);
 //   for (const auto& run : *runs) rows.push_back(*roofline::testing::evaluate(run));
@@ -29,6 +31,7 @@
 #include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/layers.hpp"
 #include "roofline/sharding/parse.hpp"
+#include "roofline/sharding/planner.hpp"
 #include "roofline/sharding/training_step.hpp"
 
 namespace roofline::testing {
@@ -99,6 +102,19 @@ inline double measured_mfu(const PublishedRun& r, const Chip& c) {
   return ours / (measured_step_time_s(r) * r.chips * c.peak_flops_per_s_for(r.dtypes.compute));
 }
 
+// Where the planner puts the run's layout (issue 12: "the practitioner's
+// layout among the planner's top three, or within 5% of the best expected
+// step time").
+struct PlannerPlacing {
+  int rank = 0;               // 1-based in Plan::ranked; 0: not ranked
+  int ranked = 0;             // candidates ranked
+  double gap = 0;             // the run's expected step time / the best's - 1 (also when not ranked)
+  std::string first_choice;   // the planner's first: strategy_name, remat
+  std::string not_ranked_why; // when rank == 0: Plan::rejected's reason, or evaluate_layout's
+  // Ranked in the top three, or within 5% of the best expected step time.
+  bool meets_target() const { return rank > 0 && (rank <= 3 || gap <= 0.05); }
+};
+
 struct PublishedRunRow {
   std::string name;
   std::string chip;
@@ -111,8 +127,9 @@ struct PublishedRunRow {
   double step_time_s = 0;      // implied by the published throughput
   double measured_mfu = 0;     // ours
   double bound_mfu = 0;        // TrainingStep::mfu
-  double expected_mfu = 0;     // TrainingStep::mfu_expected; 0 while expected_s is not modelled
+  double expected_mfu = 0;     // TrainingStep::mfu_expected
   double expected_s = 0;
+  double bound_s = 0;          // TrainingStep::step_time_s, the lower bound
   double no_overlap_mfu = 0;   // TrainingStep::mfu_no_overlap
   double model_compute_s = 0;  // TrainingStep::t_compute_s
   double model_ici_s = 0;      // the step's collectives one after another (roofline.t_ici_s)
@@ -121,6 +138,8 @@ struct PublishedRunRow {
   double memory_gib = 0;       // per chip, as modelled
   double hbm_gib = 0;
   bool fits = false;
+  PlannerPlacing placing;       // remat fixed to the run's policy
+  PlannerPlacing placing_free;  // every remat policy allowed
 };
 
 namespace detail_published {
@@ -217,12 +236,15 @@ inline absl::StatusOr<std::vector<PublishedRun>> load_published_runs(const std::
   return runs;
 }
 
-// The run's mesh and layout on its chip, through the checked C++ API.
-inline absl::StatusOr<PublishedRunRow> evaluate(const PublishedRun& r) {
-  ROOFLINE_ASSIGN_OR_RETURN(const Chip* chip, find_chip(r.chip));
-  const Chip& c = *chip;
+// The run's mesh (on its physical slice shape) and layout.
+struct PublishedLayout {
+  Mesh mesh;
+  ParallelLayout layout;
+};
+
+inline absl::StatusOr<PublishedLayout> published_layout(const PublishedRun& r, const Chip& c) {
   ROOFLINE_ASSIGN_OR_RETURN(std::vector<MeshAxis> axes, parse_mesh_axes(r.mesh));
-  ROOFLINE_ASSIGN_OR_RETURN(const Mesh mesh, make_mesh(std::move(axes), c, r.slice_shape));
+  ROOFLINE_ASSIGN_OR_RETURN(Mesh mesh, make_mesh(std::move(axes), c, r.slice_shape));
   if (mesh.device_count() != r.chips)
     return absl::InvalidArgumentError(r.name + ": mesh '" + r.mesh + "' has " + std::to_string(mesh.device_count()) +
                                       " chips, the run " + std::to_string(r.chips));
@@ -235,8 +257,85 @@ inline absl::StatusOr<PublishedRunRow> evaluate(const PublishedRun& r) {
     ROOFLINE_ASSIGN_OR_RETURN(std::vector<int> idx, resolve_axes(mesh, r.pp));
     layout.pipeline_axis = idx.front();
   }
+  return PublishedLayout{std::move(mesh), layout};
+}
+
+// A layout by what it does rather than what its axes are called: the ways
+// of each role on ICI and on DCN. The run's mesh says fsdp/model/slice, the
+// planner's data/model/stage/slice; equal shapes are the same layout.
+struct LayoutShape {
+  int ways[2][5] = {{1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}};  // [ICI, DCN][dp, fsdp, tp, pp, replicated]
+  friend bool operator==(const LayoutShape&, const LayoutShape&) = default;
+};
+
+inline LayoutShape layout_shape(std::span<const MeshAxis> axes, const ParallelLayout& l) {
+  LayoutShape s;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const AxisMask bit = AxisMask{1} << i;
+    const int role = l.pipeline_axis == static_cast<int>(i) ? 3
+                     : (l.model & bit)                      ? 2
+                     : (l.fsdp & bit)                       ? 1
+                     : (l.data & bit)                       ? 0
+                                                            : 4;
+    s.ways[axes[i].network == AxisNetwork::kDcn ? 1 : 0][role] *= axes[i].size;
+  }
+  return s;
+}
+
+// Whether the planner may pick the remat policy or must keep the run's.
+enum class RematChoice : unsigned char { kRunsPolicy, kFree };
+
+// The planner asked what a practitioner fixes for this run: model, chip,
+// chips, batch, dtypes, the slice count and physical slice shape, and (with
+// kRunsPolicy) the remat policy; the pipeline, the mesh and the roles are
+// its to choose. The run's layout is found in the ranking by its shape.
+inline absl::StatusOr<PlannerPlacing> place_in_plan(const PublishedRun& r, const Chip& c, const PublishedLayout& pub,
+                                                    RematChoice remat) {
+  PlanRequest req{.model = r.model,
+                  .chip = c,
+                  .chips = r.chips,
+                  .batch_tokens = r.batch_tokens,
+                  .dtypes = r.dtypes,
+                  .constraints = {.slices = r.slices, .slice_shape = r.slice_shape}};
+  if (remat == RematChoice::kRunsPolicy) req.constraints.remat = {r.remat};
+  ROOFLINE_ASSIGN_OR_RETURN(const Plan plan, plan_training(req));
+  ROOFLINE_ASSIGN_OR_RETURN(const LayoutEvaluation ev, evaluate_layout(req, pub.mesh, pub.layout, r.remat, 1));
+  PlannerPlacing p;
+  p.ranked = static_cast<int>(plan.ranked.size());
+  if (plan.ranked.empty()) {
+    p.not_ranked_why = "the planner ranks nothing";
+    return p;
+  }
+  const PlanCandidate& best = plan.ranked.front();
+  p.first_choice = strategy_name(best) + ", " + std::string(remat_name(best.remat));
+  p.gap = ranking_time_s(ev.candidate.step) / ranking_time_s(best.step) - 1;
+  const LayoutShape want = layout_shape(pub.mesh.axes, pub.layout);
+  for (std::size_t i = 0; i < plan.ranked.size(); ++i) {
+    const PlanCandidate& k = plan.ranked[i];
+    if (k.remat == r.remat && k.microbatches == 1 && layout_shape(k.mesh.axes, k.layout) == want) {
+      p.rank = static_cast<int>(i) + 1;
+      return p;
+    }
+  }
+  for (const RejectedCandidate& k : plan.rejected)
+    if ((!k.remat || *k.remat == r.remat) && layout_shape(k.axes, k.layout) == want) {
+      p.not_ranked_why = std::string(reject_kind_name(k.kind)) + ": " + k.reason;
+      return p;
+    }
+  p.not_ranked_why = ev.fits ? "not enumerated by the planner" : "not enumerated; " + ev.reason;
+  return p;
+}
+
+// The run's mesh and layout on its chip, through the checked C++ API.
+inline absl::StatusOr<PublishedRunRow> evaluate(const PublishedRun& r) {
+  ROOFLINE_ASSIGN_OR_RETURN(const Chip* chip, find_chip(r.chip));
+  const Chip& c = *chip;
+  ROOFLINE_ASSIGN_OR_RETURN(const PublishedLayout pub, published_layout(r, c));
+  const Mesh& mesh = pub.mesh;
   const TrainingConfig config{.batch_tokens = r.batch_tokens, .dtypes = r.dtypes, .remat = r.remat};
-  ROOFLINE_ASSIGN_OR_RETURN(const TrainingStep step, predict_training_step(r.model, c, mesh, layout, config));
+  ROOFLINE_ASSIGN_OR_RETURN(const TrainingStep step, predict_training_step(r.model, c, mesh, pub.layout, config));
+  ROOFLINE_ASSIGN_OR_RETURN(PlannerPlacing placing, place_in_plan(r, c, pub, RematChoice::kRunsPolicy));
+  ROOFLINE_ASSIGN_OR_RETURN(PlannerPlacing placing_free, place_in_plan(r, c, pub, RematChoice::kFree));
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
   return PublishedRunRow{.name = r.name,
                          .chip = r.chip,
@@ -249,8 +348,9 @@ inline absl::StatusOr<PublishedRunRow> evaluate(const PublishedRun& r) {
                          .step_time_s = measured_step_time_s(r),
                          .measured_mfu = measured_mfu(r, c),
                          .bound_mfu = step.mfu,
-                         .expected_mfu = step.expected_s > 0 ? step.mfu_expected : 0,
+                         .expected_mfu = step.mfu_expected,
                          .expected_s = step.expected_s,
+                         .bound_s = step.step_time_s,
                          .no_overlap_mfu = step.mfu_no_overlap,
                          .model_compute_s = step.t_compute_s,
                          .model_ici_s = step.roofline.t_ici_s,
@@ -258,7 +358,9 @@ inline absl::StatusOr<PublishedRunRow> evaluate(const PublishedRun& r) {
                          .run_shape = r.slice_shape,
                          .memory_gib = step.memory.total_bytes / kGiB,
                          .hbm_gib = step.memory.hbm_bytes / kGiB,
-                         .fits = step.memory.fits};
+                         .fits = step.memory.fits,
+                         .placing = std::move(placing),
+                         .placing_free = std::move(placing_free)};
 }
 
 // Whether the mesh was laid on the run's physical slice shape (in any
@@ -276,26 +378,30 @@ inline std::string shape_text(const std::vector<int>& s) {
   return out;
 }
 
-// The per-case table as Markdown; "pending" in the expected columns while
-// the expected step time is not modelled (expected_s == 0).
+inline std::string percent(double x, const char* format = "%.1f%%") {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, format, 100 * x);
+  return buf;
+}
+
+// "3 of 40", or "not ranked (memory)".
+inline std::string rank_text(const PlannerPlacing& p) {
+  if (p.rank > 0) return std::to_string(p.rank) + " of " + std::to_string(p.ranked);
+  const std::size_t colon = p.not_ranked_why.find(':');
+  return "not ranked (" + p.not_ranked_why.substr(0, colon) + ")";
+}
+
+// The per-case table as Markdown. Rank, gap and first choice are the
+// planner's with the run's remat policy (PlannerPlacing); the gap is the
+// run's expected step time over the planner's best, less one.
 inline std::string markdown_table(std::span<const PublishedRunRow> rows) {
   std::ostringstream out;
   out << "| case | chips | mesh | remat | published TFLOP/s/chip (tokens/s/chip) | published MFU | step (s) | measured MFU "
-         "| expected MFU | expected/measured | bound MFU | bound/measured | no-overlap MFU | model compute (s) | model collectives (s) | slice (laid as) | memory GiB/chip (HBM) |\n"
-      << "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n";
-  char buf[512];
+         "| expected MFU | expected/measured | bound MFU | bound/measured | no-overlap MFU | model compute (s) | "
+         "model collectives (s) | slice | memory GiB/chip (HBM) | planner rank | gap to best | planner's first choice |\n"
+      << "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---|\n";
+  char buf[1024];
   for (const PublishedRunRow& r : rows) {
-    std::string expected = "pending", ratio = "pending", no_overlap = "pending";
-    if (r.no_overlap_mfu > 0) {
-      std::snprintf(buf, sizeof buf, "%.1f%%", 100 * r.no_overlap_mfu);
-      no_overlap = buf;
-    }
-    if (r.expected_mfu > 0) {
-      std::snprintf(buf, sizeof buf, "%.1f%%", 100 * r.expected_mfu);
-      expected = buf;
-      std::snprintf(buf, sizeof buf, "%.2f", r.expected_mfu / r.measured_mfu);
-      ratio = buf;
-    }
     std::string rate;
     if (r.tokens_per_s_per_chip > 0) {
       std::snprintf(buf, sizeof buf, "(%.0f)", r.tokens_per_s_per_chip);
@@ -304,13 +410,16 @@ inline std::string markdown_table(std::span<const PublishedRunRow> rows) {
     }
     rate = buf;
     std::string slice = shape_text(r.run_shape);
-    if (!laid_on_run_shape(r)) slice += " (" + shape_text(r.laid_shape) + ")";
+    if (!laid_on_run_shape(r)) slice += " (laid as " + shape_text(r.laid_shape) + ")";
     std::snprintf(buf, sizeof buf,
-                  "| %s | %d | `%s` | %s | %s | %.2f%% | %.3f | %.1f%% | %s | %s | %.1f%% | %.2f | %s | %.2f | %.2f | %s | %.1f (%.1f)%s |\n",
+                  "| %s | %d | `%s` | %s | %s | %.2f%% | %.3f | %.1f%% | %s | %.2f | %.1f%% | %.2f | %s | %.2f | %.2f | "
+                  "%s | %.1f (%.1f)%s | %s | %s | %s |\n",
                   r.name.c_str(), r.chips, r.mesh.c_str(), r.remat.c_str(), rate.c_str(), 100 * r.reported_mfu,
-                  r.step_time_s, 100 * r.measured_mfu, expected.c_str(), ratio.c_str(), 100 * r.bound_mfu,
-                  r.bound_mfu / r.measured_mfu, no_overlap.c_str(), r.model_compute_s, r.model_ici_s, slice.c_str(), r.memory_gib, r.hbm_gib,
-                  r.fits ? "" : " does not fit");
+                  r.step_time_s, 100 * r.measured_mfu, percent(r.expected_mfu).c_str(),
+                  r.expected_mfu / r.measured_mfu, 100 * r.bound_mfu, r.bound_mfu / r.measured_mfu,
+                  percent(r.no_overlap_mfu).c_str(), r.model_compute_s, r.model_ici_s, slice.c_str(), r.memory_gib,
+                  r.hbm_gib, r.fits ? "" : " does not fit", rank_text(r.placing).c_str(),
+                  percent(r.placing.gap, "%+.1f%%").c_str(), r.placing.first_choice.c_str());
     out << buf;
   }
   return out.str();
