@@ -21,6 +21,7 @@ absl::StatusOr<LayoutEvaluation> evaluate_layout(const PlanRequest& req, const M
                            .dtypes = req.dtypes,
                            .remat = remat,
                            .mask = req.mask,
+                           .attention = req.attention,
                            .microbatches = microbatches};
   if (absl::Status s = validate_training_step(req.model, req.chip, mesh, layout, cfg); !s.ok()) return s;
   const ChipCalibration cal = detail::calibration_for(req);

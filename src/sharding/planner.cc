@@ -191,6 +191,7 @@ class Search {
                                  .dtypes = req_.dtypes,
                                  .remat = remat,
                                  .mask = req_.mask,
+                                 .attention = req_.attention,
                                  .microbatches = mb};
         if (absl::Status v = validate_training_step(model_, req_.chip, mesh, lay, cfg); !v.ok()) {
           reject(mesh.axes, lay, RejectKind::kShape, std::string(v.message()), remat, mb);

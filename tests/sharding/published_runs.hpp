@@ -60,6 +60,7 @@ struct PublishedRun {
   std::vector<std::string> dp, fsdp, tp;
   std::string pp;                // empty: no pipeline
   Remat remat = Remat::kNone;
+  AttentionKernel attention = AttentionKernel::kFlash;  // "attention"/"kernel": how the run's attention core ran
   TrainingDTypes dtypes;
   double tflops_per_chip = 0;    // as published, under `convention`; 0 for kTokens
   double tokens_per_s_per_chip = 0;  // kTokens only
@@ -121,6 +122,7 @@ struct PublishedRunRow {
   int chips = 0;
   std::string mesh;
   std::string remat;
+  std::string attention;       // attention_kernel_name of the run's kernel
   double tflops_per_chip = 0;  // published; 0 where tokens/s was
   double tokens_per_s_per_chip = 0;  // published; 0 where TFLOP/s was
   double reported_mfu = 0;     // published, publisher's convention
@@ -180,6 +182,10 @@ inline absl::StatusOr<PublishedRun> run_from_json(const nlohmann::json& c, const
   const std::optional<Remat> policy = parse_remat(remat);
   if (!policy) return absl::InvalidArgumentError(where + "/remat: unknown policy '" + remat + "'");
   r.remat = *policy;
+  const std::string kernel = c.at("attention").at("kernel").get<std::string>();
+  const std::optional<AttentionKernel> attention = parse_attention_kernel(kernel);
+  if (!attention) return absl::InvalidArgumentError(where + "/attention/kernel: unknown kernel '" + kernel + "'");
+  r.attention = *attention;
   const auto& d = c.at("dtypes");
   ROOFLINE_ASSIGN_OR_RETURN(r.dtypes.compute, dtype_at(d, "compute", where));
   ROOFLINE_ASSIGN_OR_RETURN(r.dtypes.params, dtype_at(d, "params", where));
@@ -296,6 +302,7 @@ inline absl::StatusOr<PlannerPlacing> place_in_plan(const PublishedRun& r, const
                   .chips = r.chips,
                   .batch_tokens = r.batch_tokens,
                   .dtypes = r.dtypes,
+                  .attention = r.attention,
                   .constraints = {.slices = r.slices, .slice_shape = r.slice_shape}};
   if (remat == RematChoice::kRunsPolicy) req.constraints.remat = {r.remat};
   ROOFLINE_ASSIGN_OR_RETURN(const Plan plan, plan_training(req));
@@ -332,7 +339,8 @@ inline absl::StatusOr<PublishedRunRow> evaluate(const PublishedRun& r) {
   const Chip& c = *chip;
   ROOFLINE_ASSIGN_OR_RETURN(const PublishedLayout pub, published_layout(r, c));
   const Mesh& mesh = pub.mesh;
-  const TrainingConfig config{.batch_tokens = r.batch_tokens, .dtypes = r.dtypes, .remat = r.remat};
+  const TrainingConfig config{.batch_tokens = r.batch_tokens, .dtypes = r.dtypes, .remat = r.remat,
+                              .attention = r.attention};
   ROOFLINE_ASSIGN_OR_RETURN(const TrainingStep step, predict_training_step(r.model, c, mesh, pub.layout, config));
   ROOFLINE_ASSIGN_OR_RETURN(PlannerPlacing placing, place_in_plan(r, c, pub, RematChoice::kRunsPolicy));
   ROOFLINE_ASSIGN_OR_RETURN(PlannerPlacing placing_free, place_in_plan(r, c, pub, RematChoice::kFree));
@@ -342,6 +350,7 @@ inline absl::StatusOr<PublishedRunRow> evaluate(const PublishedRun& r) {
                          .chips = r.chips,
                          .mesh = r.mesh,
                          .remat = std::string(remat_name(r.remat)),
+                         .attention = std::string(attention_kernel_name(r.attention)),
                          .tflops_per_chip = r.tflops_per_chip,
                          .tokens_per_s_per_chip = r.tokens_per_s_per_chip,
                          .reported_mfu = r.reported_mfu,
@@ -396,10 +405,10 @@ inline std::string rank_text(const PlannerPlacing& p) {
 // run's expected step time over the planner's best, less one.
 inline std::string markdown_table(std::span<const PublishedRunRow> rows) {
   std::ostringstream out;
-  out << "| case | chips | mesh | remat | published TFLOP/s/chip (tokens/s/chip) | published MFU | step (s) | measured MFU "
+  out << "| case | chips | mesh | remat | attention | published TFLOP/s/chip (tokens/s/chip) | published MFU | step (s) | measured MFU "
          "| expected MFU | expected/measured | bound MFU | bound/measured | no-overlap MFU | model compute (s) | "
          "model collectives (s) | slice | memory GiB/chip (HBM) | planner rank | gap to best | planner's first choice |\n"
-      << "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---|\n";
+      << "|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---|\n";
   char buf[1024];
   for (const PublishedRunRow& r : rows) {
     std::string rate;
@@ -412,9 +421,9 @@ inline std::string markdown_table(std::span<const PublishedRunRow> rows) {
     std::string slice = shape_text(r.run_shape);
     if (!laid_on_run_shape(r)) slice += " (laid as " + shape_text(r.laid_shape) + ")";
     std::snprintf(buf, sizeof buf,
-                  "| %s | %d | `%s` | %s | %s | %.2f%% | %.3f | %.1f%% | %s | %.2f | %.1f%% | %.2f | %s | %.2f | %.2f | "
+                  "| %s | %d | `%s` | %s | %s | %s | %.2f%% | %.3f | %.1f%% | %s | %.2f | %.1f%% | %.2f | %s | %.2f | %.2f | "
                   "%s | %.1f (%.1f)%s | %s | %s | %s |\n",
-                  r.name.c_str(), r.chips, r.mesh.c_str(), r.remat.c_str(), rate.c_str(), 100 * r.reported_mfu,
+                  r.name.c_str(), r.chips, r.mesh.c_str(), r.remat.c_str(), r.attention.c_str(), rate.c_str(), 100 * r.reported_mfu,
                   r.step_time_s, 100 * r.measured_mfu, percent(r.expected_mfu).c_str(),
                   r.expected_mfu / r.measured_mfu, 100 * r.bound_mfu, r.bound_mfu / r.measured_mfu,
                   percent(r.no_overlap_mfu).c_str(), r.model_compute_s, r.model_ici_s, slice.c_str(), r.memory_gib,

@@ -66,6 +66,7 @@ struct PlanRequest {
   std::int64_t seq_len = 0;  // 0: the model's
   TrainingDTypes dtypes = {};
   AttentionMask mask = AttentionMask::kCausal;
+  AttentionKernel attention = AttentionKernel::kFlash;  // how the attention core runs (TrainingConfig)
   // The expected times come from this calibration (none: default_calibration(chip)).
   std::optional<ChipCalibration> calibration = std::nullopt;
   PlanConstraints constraints = {};

@@ -65,12 +65,45 @@ struct TrainingDTypes {
   }
 };
 
+// How the attention core runs. It changes the step's work and memory, not
+// the model's FLOPs (kMfuConvention counts the useful FLOPs whatever the
+// kernel computes). docs/layers.md, "Attention kernels", counts each one's
+// passes.
+//   kFlash             a fused kernel (FlashAttention; Pallas/splash on TPU):
+//                      Q, K, V, O cross HBM once; with a causal mask it skips
+//                      the blocks above the diagonal, half the T x T product
+//   kFlashFullProduct  a fused kernel computing the whole T x T product:
+//                      MaxText of 2023-10 called the Pallas kernel with
+//                      causal=False (tests/data/published_runs.json)
+//   kMaterialized      "dot_product": QK^T writes the scores [t, N_l, T] to
+//                      HBM, softmax reads them and writes the probabilities,
+//                      PV reads those; the whole T x T product is computed
+//                      and the mask applied after it (MaxText before 2023-10)
+enum class AttentionKernel : unsigned char { kFlash, kFlashFullProduct, kMaterialized };
+
+inline constexpr std::string_view attention_kernel_name(AttentionKernel k) {
+  switch (k) {
+    case AttentionKernel::kFlash: return "flash";
+    case AttentionKernel::kFlashFullProduct: return "flash-full-product";
+    case AttentionKernel::kMaterialized: return "dot_product";
+  }
+  return "?";
+}
+
+inline std::optional<AttentionKernel> parse_attention_kernel(std::string_view name) {
+  for (AttentionKernel k : {AttentionKernel::kFlash, AttentionKernel::kFlashFullProduct,
+                            AttentionKernel::kMaterialized})
+    if (attention_kernel_name(k) == name) return k;
+  return std::nullopt;
+}
+
 struct TrainingConfig {
   std::int64_t batch_tokens = 0;  // global tokens per step
   std::int64_t seq_len = 0;       // 0: the model's
   TrainingDTypes dtypes = {};
   Remat remat = Remat::kNone;
   AttentionMask mask = AttentionMask::kCausal;
+  AttentionKernel attention = AttentionKernel::kFlash;
   int microbatches = 1;           // pipeline microbatches; must be 1 without a pipeline
 };
 

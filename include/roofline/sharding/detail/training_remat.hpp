@@ -10,8 +10,9 @@
 // What its backward reads, per token (elements of the compute dtype; D,
 // D_l = D/Y, F_l = F/Y, q = N_l H query width, kv = K_l H, N_l = N/Y):
 //   the two norm inputs 2 D_l, the two gathered block inputs 2 D, Q K V
-//   q + 2 kv, the attention output q, the softmax statistics N_l (fp32),
-//   the MLP's gate, up and product 3 F_l (plain MLP: pre-activation and
+//   q + 2 kv, the attention output q, the softmax statistics N_l (fp32;
+//   with a materialised attention core, AttentionKernel::kMaterialized, the
+//   probabilities N_l T instead, T the sequence length), the MLP's gate, up and product 3 F_l (plain MLP: pre-activation and
 //   activation, 2 F_l).
 // A policy keeps some of these and rebuilds the rest by running forward
 // work again; what it rebuilds follows from what it keeps:
@@ -83,18 +84,23 @@ constexpr RematRuns remat_runs(Remat r) {
 // A layer's activations per token, in bytes of the compute dtype (the fp32
 // softmax statistics converted): what the backward reads (`all`, kept by
 // kNone) and what the policy keeps in HBM between the forward and the
-// backward (`kept`). Offload's host bytes are all - kept.
+// backward (`kept`). Offload's host bytes are all - kept. `probabilities`:
+// the attention probabilities a materialised attention core saves per
+// token (N_l T elements), 0 for a fused kernel, which saves the softmax
+// statistics instead; every policy but none recomputes them.
 struct LayerActivations {
   double all_bytes = 0;
   double kept_bytes = 0;
 };
 
 inline LayerActivations layer_activations(Remat r, MlpKind mlp, double D, double Dl, double Fl, double q,
-                                          double kv, double heads_local, double bytes) {
+                                          double kv, double heads_local, double bytes,
+                                          double probabilities = 0) {
   const bool gated = mlp == MlpKind::kGated;
   const double mlp_all = gated ? 3 * Fl : 2 * Fl;  // gate, up, product | pre-activation, activation
   const double mlp_dots = gated ? 2 * Fl : Fl;     // gate, up | pre-activation
-  const double all = 2 * Dl + 2 * D + (q + 2 * kv) + q + heads_local * 4.0 / bytes + mlp_all;
+  const double all = 2 * Dl + 2 * D + (q + 2 * kv) + q +
+                     (probabilities > 0 ? probabilities : heads_local * 4.0 / bytes) + mlp_all;
   double kept = all;
   switch (r) {
     case Remat::kNone: kept = all; break;

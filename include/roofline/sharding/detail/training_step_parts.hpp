@@ -177,7 +177,10 @@ struct Context {
   LayerActivations activations(Remat r) const {
     return layer_activations(r, model.mlp, static_cast<double>(s.D), static_cast<double>(s.Dl),
                              static_cast<double>(s.Fl), static_cast<double>(s.nl * s.H),
-                             static_cast<double>(s.kl * s.H), static_cast<double>(s.nl), bytes);
+                             static_cast<double>(s.kl * s.H), static_cast<double>(s.nl), bytes,
+                             cfg.attention == AttentionKernel::kMaterialized
+                                 ? static_cast<double>(s.nl) * static_cast<double>(s.T)
+                                 : 0.0);
   }
   double embed_grad_bytes() const { return s.embed_params_local_tp * grad_bytes; }
 };
@@ -204,6 +207,54 @@ inline Context context(const ModelConfig& model, const Chip& chip, const Mesh& m
                  .has_embed = P == 1};
 }
 
+// The attention core of every layer (per microbatch): QK^T, softmax, PV
+// and their backward, as TrainingConfig::attention runs them. Per query
+// head and token, QK^T and PV are 2 x T x H FLOPs each forward, and the
+// backward runs four such products (dP = dO V^T, dV = P^T dO, dQ = dS K,
+// dK = dS^T Q). A fused kernel skips the blocks a causal mask removes
+// (half the product); kFlashFullProduct and kMaterialized compute all of it.
+inline void attention_core(const Context& c, TrainingStep& st) {
+  const Shapes& s = c.s;
+  PartBuilder ac = c.part(st, kAttnCore);
+  const AttentionKernel kernel = c.cfg.attention;
+  const double skipped = kernel == AttentionKernel::kFlash && c.cfg.mask == AttentionMask::kCausal ? 0.5 : 1.0;
+  // One T x H product over all local query heads: 2 x t x T x H x N_l.
+  const double product = 2.0 * static_cast<double>(c.t) * static_cast<double>(s.T) *
+                         static_cast<double>(s.nl * s.H) * skipped;
+  const double q_bytes = static_cast<double>(c.t * s.nl * s.H) * c.bytes;  // Q, O, dO, dQ: [t, N_l H]
+  const double kv_bytes = static_cast<double>(c.t * s.kl * s.H) * c.bytes;  // K, V, dK, dV: [t, K_l H]
+  const double fwd_runs = c.runs.attn_core * c.per_layer;
+  if (kernel != AttentionKernel::kMaterialized) {
+    // Q, K, V and O cross HBM once forward; Q, K, V, O, dO in and dQ, dK,
+    // dV out backward. The products run on the matrix units: calibrated as
+    // matmuls.
+    ac.stream(2 * product, 2 * q_bytes + 2 * kv_bytes, fwd_runs, CostClass::kMatmul);
+    ac.stream(4 * product, 4 * q_bytes + 4 * kv_bytes, c.per_layer, CostClass::kMatmul);
+    return;
+  }
+  // Materialised ("dot_product"): each product is its own matmul and the
+  // [t, N_l, T] scores, probabilities and their gradients cross HBM in the
+  // compute dtype (MaxText's float32_logits=False: the einsum's output and
+  // jax.nn.softmax stay bf16). Passes over [t, N_l, T] (e elements):
+  //   forward   write S (QK^T), read S and write P (softmax), read P (PV): 4
+  //   backward  write dP (dO V^T), read P (dV = P^T dO), read P and dP and
+  //             write dS (softmax backward), read dS twice (dQ, dK): 7
+  // Softmax: 5 FLOPs an element forward (max, subtract, sum, divide, the
+  // mask's add; the exp is a transcendental), 4 backward (multiply, sum,
+  // subtract, multiply). The mask, [B, 1, T, T] broadcast over the heads,
+  // is not counted: N_l times smaller than the scores.
+  const double e = static_cast<double>(c.t) * static_cast<double>(s.nl) * static_cast<double>(s.T);
+  const double e_bytes = e * c.bytes;
+  ac.stream(product, q_bytes + kv_bytes + e_bytes, fwd_runs, CostClass::kMatmul);  // S = Q K^T
+  ac.stream(5 * e, 2 * e_bytes, fwd_runs);                                         // P = softmax(S + mask)
+  ac.stream(product, e_bytes + kv_bytes + q_bytes, fwd_runs, CostClass::kMatmul);  // O = P V
+  ac.stream(product, q_bytes + kv_bytes + e_bytes, c.per_layer, CostClass::kMatmul);          // dP = dO V^T
+  ac.stream(product, e_bytes + q_bytes + kv_bytes, c.per_layer, CostClass::kMatmul);          // dV = P^T dO
+  ac.stream(4 * e, 3 * e_bytes, c.per_layer);                                                   // dS
+  ac.stream(product, e_bytes + kv_bytes + q_bytes, c.per_layer, CostClass::kMatmul);          // dQ = dS K
+  ac.stream(product, e_bytes + q_bytes + kv_bytes, c.per_layer, CostClass::kMatmul);          // dK = dS^T Q
+}
+
 // The compute of every layer (per microbatch): attention projections and
 // core, the MLP and its activation, norms and residual adds.
 inline void layer_compute(const Context& c, TrainingStep& st) {
@@ -214,20 +265,7 @@ inline void layer_compute(const Context& c, TrainingStep& st) {
     ap.training_matmul(t, s.D, (s.nl + 2 * s.kl) * s.H, c.runs.qkv_proj, c.per_layer);  // x @ [Wq Wk Wv]
     ap.training_matmul(t, s.nl * s.H, s.D, c.runs.out_proj, c.per_layer);               // attn @ Wo
   }
-  {
-    // Flash-style attention: Q, K, V and O cross HBM once (forward), and
-    // Q, K, V, O, dO in and dQ, dK, dV out (backward). FLOPs: QK^T and PV,
-    // 2 x 2 x t x T x H per query head forward, twice that backward.
-    PartBuilder ac = c.part(st, kAttnCore);
-    const double causal = c.cfg.mask == AttentionMask::kCausal ? 0.5 : 1.0;
-    const double fwd_flops = 4.0 * static_cast<double>(t) * static_cast<double>(s.T) *
-                             static_cast<double>(s.nl * s.H) * causal;
-    const double qkvo = static_cast<double>(t * s.H) * c.bytes;
-    // Its QK^T and PV run on the matrix units: calibrated as matmuls.
-    ac.stream(fwd_flops, qkvo * static_cast<double>(2 * s.nl + 2 * s.kl), c.runs.attn_core * c.per_layer,
-              CostClass::kMatmul);
-    ac.stream(2 * fwd_flops, qkvo * static_cast<double>(4 * s.nl + 4 * s.kl), c.per_layer, CostClass::kMatmul);
-  }
+  attention_core(c, st);
   {
     PartBuilder mlp = c.part(st, kMlp);
     const bool gated = c.model.mlp == MlpKind::kGated;
