@@ -142,6 +142,10 @@ std::variant<PlanArgs, int> parse_args(const Args& args) {
   const std::string dtype_text = args.get_or("dtype", "bf16");
   const std::optional<DType> dtype = parse_dtype(dtype_text);
   if (!dtype) return fail_usage("--dtype: unknown dtype '" + dtype_text + "'");
+  const std::string attention_text = args.get_or("attention", "flash");
+  const std::optional<AttentionKernel> attention = parse_attention_kernel(attention_text);
+  if (!attention)
+    return fail_usage("--attention: expected flash, flash-full-product or dot_product, got '" + attention_text + "'");
   auto constraints = constraints_arg(args);
   if (!constraints.ok()) return fail(constraints.status());
   PlanArgs a{.format = *fmt,
@@ -153,6 +157,7 @@ std::variant<PlanArgs, int> parse_args(const Args& args) {
                          // --dtype is the compute dtype; what is kept between
                          // steps keeps the trainer defaults of TrainingDTypes.
                          .dtypes = {.compute = *dtype},
+                         .attention = *attention,
                          .calibration = std::nullopt,
                          .constraints = *std::move(constraints)},
              .top = *top,
@@ -194,7 +199,8 @@ int run(const Args& args) {
 ROOFLINE_CLI_COMMAND({
     .name = "plan",
     .usage = "roofline plan --model NAME|PATH --chip NAME|PATH --chips N --batch-tokens B [--seq L] [--dtype bf16] "
-             "[--slices N] [--remat P[,P...]] [--no-pp | --max-pp N] [--max-microbatches N] [--slice AxBxC] "
+             "[--attention flash|flash-full-product|dot_product] [--slices N] [--remat P[,P...]] [--no-pp | --max-pp N] "
+             "[--max-microbatches N] [--slice AxBxC] "
              "[--mesh AXES --layout ROLES [--microbatches N]] [--calibration FILE] [--top 20] "
              "[--format text|json|csv]",
     .summary = "Rank meshes and parallelism strategies (DP, FSDP, TP, PP, DCN) for training a model, or "
@@ -205,6 +211,8 @@ ROOFLINE_CLI_COMMAND({
                 {"batch-tokens", "B", "global batch per step, in tokens"},
                 {"seq", "L", "sequence length (default: the model's)"},
                 {"dtype", "DTYPE", "compute dtype of activations and matmuls (default bf16)"},
+                {"attention", "KERNEL", "attention core: flash (default), flash-full-product (a fused kernel "
+                                        "without the causal skip) or dot_product (scores materialised in HBM)"},
                 {"slices", "N", "slices (TPU) or nodes (GPU) across DCN (default: one up to the pod size)"},
                 {"remat", "P[,P...]", "remat policies: none, minimal, save-qkv, full, offload (default: all; "
                                       "with --layout one, default full)"},

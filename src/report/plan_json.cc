@@ -48,6 +48,7 @@ Json request_json(const PlanRequest& req) {
        {"batch_tokens", req.batch_tokens},
        {"seq_len", plan_seq_len(req)},
        {"dtype", dtype_name(req.dtypes.compute)},
+       {"attention", attention_kernel_name(req.attention)},
        {"calibration", req.calibration ? req.calibration->origin : default_calibration(req.chip).origin},
        {"constraints", Json::object({{"slices", c.slices > 0 ? Json(c.slices) : Json()},
                                      {"remat", std::move(remats)},

@@ -244,3 +244,23 @@ TEST_CASE("cli: predict and hlo take --calibration: the file's curve for the chi
   CHECK(missing.exit_code != 0);
   CHECK(missing.err.find(path) != std::string::npos);
 }
+
+TEST_CASE("cli: plan --attention picks the attention kernel; dot_product costs more than flash") {
+  const std::string base =
+      "plan --model llama-3-8b --chip tpu-v5p --chips 64 --batch-tokens 2097152 --mesh data=64 --layout fsdp=data "
+      "--remat full --format json";
+  const auto flash = run_cli(base);
+  const auto dot = run_cli(base + " --attention dot_product");
+  INFO(flash.err << dot.err);
+  REQUIRE(flash.exit_code == 0);
+  REQUIRE(dot.exit_code == 0);
+  const auto f = nlohmann::json::parse(flash.out), d = nlohmann::json::parse(dot.out);
+  CHECK(f.at("attention") == "flash");
+  CHECK(d.at("attention") == "dot_product");
+  // The whole T x T product and the score traffic: more work, the same model FLOPs.
+  CHECK(d.at("candidate").at("step_time_s").get<double>() > f.at("candidate").at("step_time_s").get<double>());
+  CHECK(d.at("candidate").at("mfu").get<double>() < f.at("candidate").at("mfu").get<double>());
+  const auto bad = run_cli("plan --model llama-3-8b --chip tpu-v5p --chips 64 --batch-tokens 2097152 --attention sparse");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err == "roofline: --attention: expected flash, flash-full-product or dot_product, got 'sparse'\n");
+}
