@@ -10,6 +10,7 @@
 #include "roofline/sharding/layers.hpp"
 #include "roofline/sharding/parse.hpp"
 #include "roofline/sharding/training_step.hpp"
+#include "tests/sharding/training_support.hpp"
 
 using roofline::AxisMask;
 using roofline::chip;
@@ -23,30 +24,11 @@ using roofline::TrainingStep;
 
 namespace {
 
-const roofline::ModelConfig& llama8b() { return *roofline::find_builtin_model("llama-3-8b"); }
-
-Mesh mesh(const char* spec, const char* chip_name) {
-  auto m = roofline::parse_mesh(spec, chip(chip_name));
-  REQUIRE(m.ok());
-  return *m;
-}
-
-AxisMask axes(const Mesh& m, const char* names) { return roofline::mask_of(*roofline::resolve_axes(m, names)); }
-
-TrainingStep step(const roofline::ModelConfig& model, const char* chip_name, const Mesh& m, ParallelLayout lay,
-                  TrainingConfig cfg, const ChipCalibration* cal = nullptr) {
-  const absl::Status ok = roofline::validate_training_step(model, chip(chip_name), m, lay, cfg);
-  INFO(std::string(ok.message()));
-  REQUIRE(ok.ok());
-  return roofline::training_step(model, chip(chip_name), m, lay, cfg, cal);
-}
-
-const roofline::StepPart& part(const TrainingStep& s, std::string_view name) {
-  for (const auto& p : s.parts)
-    if (p.name == name) return p;
-  FAIL("no part " << name);
-  return s.parts.front();
-}
+using roofline::testing::axes;
+using roofline::testing::llama8b;
+using roofline::testing::mesh;
+using roofline::testing::part;
+using roofline::testing::step;
 
 // llama-3-8b FSDP over a v5p 4x4x4 as one axis of 64, 8192 tokens a chip
 // (one sequence), no tensor parallelism: t = T = 8192, D = 4096,

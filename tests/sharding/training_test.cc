@@ -9,6 +9,7 @@
 #include "roofline/sharding/layers.hpp"
 #include "roofline/sharding/parse.hpp"
 #include "roofline/sharding/training_step.hpp"
+#include "tests/sharding/training_support.hpp"
 
 using roofline::AttentionMask;
 using roofline::AxisMask;
@@ -20,31 +21,12 @@ using roofline::TrainingStep;
 
 namespace {
 
-const roofline::ModelConfig& llama8b() { return *roofline::find_builtin_model("llama-3-8b"); }
-const roofline::ModelConfig& llama70b() { return *roofline::find_builtin_model("llama-3-70b"); }
-
-Mesh mesh(const char* spec, const char* chip_name) {
-  auto m = roofline::parse_mesh(spec, chip(chip_name));
-  REQUIRE(m.ok());
-  return *m;
-}
-
-AxisMask axes(const Mesh& m, const char* names) { return roofline::mask_of(*roofline::resolve_axes(m, names)); }
-
-TrainingStep step(const roofline::ModelConfig& model, const char* chip_name, const Mesh& m, ParallelLayout lay,
-                  TrainingConfig cfg) {
-  auto s = roofline::predict_training_step(model, chip(chip_name), m, lay, cfg);
-  INFO((s.ok() ? "" : std::string(s.status().message())));
-  REQUIRE(s.ok());
-  return *s;
-}
-
-const roofline::StepPart& part(const TrainingStep& s, std::string_view name) {
-  for (const auto& p : s.parts)
-    if (p.name == name) return p;
-  FAIL("no part " << name);
-  return s.parts.front();
-}
+using roofline::testing::axes;
+using roofline::testing::llama8b;
+using roofline::testing::llama70b;
+using roofline::testing::mesh;
+using roofline::testing::part;
+using roofline::testing::step;
 
 // llama-3-8b, one layer: 3 x 4096 x 14336 (gated MLP) + 2 x 4096 x (32 + 8) x 128 (Q, K, V, O) + 2 x 4096 (norms).
 constexpr double kLayer8b = 3.0 * 4096 * 14336 + 2.0 * 4096 * 40 * 128 + 2.0 * 4096;
