@@ -297,6 +297,12 @@ CalibrationFit fit_calibration(const Chip& chip, std::vector<CalibrationSample> 
     beaten("memory", curve.memory_efficiency);
     beaten("link", curve.link_efficiency);
   }
+  // A file that fitted nothing must not be labelled a fit: every class kept
+  // the built-in curve, so the figures are the built-in ones.
+  if (std::none_of(out.classes.begin(), out.classes.end(),
+                   [](const ClassFit& f) { return f.origin == CurveOrigin::kFitted; }))
+    out.calibration.origin = detail::cat(builtin.origin, "; roofline calibrate fitted no class (", samples.size(),
+                                         " ops, fewer than ", options.min_samples, " in each class)");
   out.calibration.quality = fit_quality(out.calibration, out.samples);
   return out;
 }

@@ -89,6 +89,18 @@ TEST_CASE("fit: deterministic, whatever the order of the samples") {
   CHECK(a.matmul_math_efficiency == b.matmul_math_efficiency);
 }
 
+TEST_CASE("fit: samples too few for every class keep the built-in curves and the built-in label") {
+  CalibrationSample ar = model_sample("synthetic", "all-reduce", CostClass::kCollective, PeakClass::kBf16, 0, 0, 0, 1, 1);
+  ar.t_link_s = 1e-4;
+  ar.measured_s = 3e-4;
+  const CalibrationFit f = fit_calibration(chip("h100-sxm"), {ar, ar});
+  REQUIRE(f.samples.size() == 2);
+  const std::string builtin = default_calibration(chip("h100-sxm")).origin;
+  CHECK(f.calibration.origin ==
+        builtin + "; roofline calibrate fitted no class (2 ops, fewer than 3 in each class)");
+  CHECK(f.calibration.origin.rfind("built-in", 0) == 0);
+}
+
 TEST_CASE("fit: no samples, or another chip's, give the built-in calibration") {
   const CalibrationFit f = fit_calibration(chip("a100-sxm"), known_curve_samples());
   CHECK(f.samples.empty());
