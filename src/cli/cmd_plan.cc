@@ -8,13 +8,13 @@
 #include <string>
 #include <variant>
 
-#include "roofline/calibrate/io.hpp"
 #include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/report/plan.hpp"
 #include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/parse.hpp"
 #include "roofline/sharding/planner.hpp"
+#include "src/cli/calibration_arg.hpp"
 #include "src/cli/command.hpp"
 
 namespace roofline::cli {
@@ -163,11 +163,10 @@ std::variant<PlanArgs, int> parse_args(const Args& args) {
              .top = *top,
              .mesh = std::nullopt,
              .layout = {}};
-  if (auto path = args.get("calibration")) {
-    auto file = read_calibration_file(*path);
-    if (!file.ok()) return fail(file.status());
-    // A chip the file lacks keeps its built-in calibration, as in `roofline report`.
-    if (const ChipCalibration* cal = file->find(a.request.chip.name)) a.request.calibration = *cal;
+  if (args.has("calibration")) {
+    auto cal = calibration_arg(args, a.request.chip);
+    if (!cal.ok()) return fail(cal.status());
+    a.request.calibration = *std::move(cal);
   }
   if (absl::Status s = layout_args(args, a); !s.ok()) return fail(s);
   return a;
@@ -223,7 +222,7 @@ ROOFLINE_CLI_COMMAND({
                 {"mesh", "AXES", "with --layout: the mesh, e.g. data=16,model=4 or data=16,slice=2:dcn"},
                 {"layout", "ROLES", "evaluate this layout, e.g. \"fsdp=data tp=model\" (roles dp, fsdp, tp, pp)"},
                 {"microbatches", "N", "with --layout: pipeline microbatches (default: one per stage)"},
-                {"calibration", "FILE", "expected times from this calibration file (roofline calibrate)"},
+                kCalibrationOption,
                 {"top", "K", "ranked layouts to print (default 20)"},
                 {"format", "text|json|csv", "output format (default text)"}},
     .run = run,
