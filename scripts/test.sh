@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds everything and runs every test through CTest. Stages, each timed:
 #   deps       Debian packages (scripts/deps.sh)
-#   venv       the Python oracles in .venv (scripts/venv.sh), best effort:
-#              without PyPI the xprof_agreement test skips
+#   venv       the Python oracles and build tools in .venv (scripts/venv.sh),
+#              best effort: without PyPI the xprof_agreement test skips and
+#              the Python package is not built
 #   fuzz       every libFuzzer target for a bounded time (scripts/fuzz.sh)
 #   sanitize   the tests and the main demo under ASan+UBSan (scripts/sanitize.sh)
 #   release    the Release build and the whole CTest suite, last, so its
@@ -27,7 +28,14 @@ venv() {
 }
 release() {
   local jobs="${ROOFLINE_JOBS:-2}"
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DROOFLINE_WERROR=ON
+  # The Python package and its pytest suite, where .venv can build them.
+  local python=(-DROOFLINE_PYTHON=OFF)
+  if "$root/.venv/bin/python" -c "import nanobind, pytest" 2>/dev/null; then
+    python=(-DROOFLINE_PYTHON=ON "-DPython_EXECUTABLE=$root/.venv/bin/python")
+  else
+    echo "test.sh: .venv has no nanobind and pytest (scripts/venv.sh): the Python package is not built or tested"
+  fi
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DROOFLINE_WERROR=ON "${python[@]}"
   cmake --build "$build" -j "$jobs"
   ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600
 }

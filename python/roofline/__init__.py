@@ -1,0 +1,28 @@
+"""roofline: how fast should this be, and why is it slower than that?
+
+The C++ library (roofline._core) with Python-side conveniences. Every time is
+in seconds, every size in bytes, every rate per second, as in the C++ API::
+
+    import roofline
+    v5e = roofline.chip("tpu-v5e")
+    p = roofline.predict(roofline.Matmul(m=32768, k=8192, n=32768), v5e)
+    p.t_math_s, p.bound          # 0.0893..., 'compute'
+
+Errors raise ValueError (or FileNotFoundError for a file that is not there)
+with the library's located message: file, line:column or byte offset.
+docs/python.md describes every function.
+"""
+
+from roofline._core import (  # noqa: F401
+    Chip,
+    HloResult,
+    HloRow,
+    Matmul,
+    Prediction,
+    chip,
+    chips,
+    hlo,
+    predict,
+)
+
+__version__ = "0.1.0"

@@ -1,0 +1,32 @@
+// Calibrations as arguments: None (the chip's built-in one) or the path of a
+// file `roofline calibrate` wrote.
+#include <string>
+
+#include <nanobind/stl/string.h>
+
+#include "python/src/bindings.hpp"
+#include "python/src/status.hpp"
+#include "roofline/calibrate/io.hpp"
+
+namespace nb = nanobind;
+
+namespace roofline::python {
+
+ChipCalibration calibration_for(const Chip& chip, const nb::object& calibration) {
+  if (calibration.is_none()) return default_calibration(chip);
+  if (nb::isinstance<nb::str>(calibration) || nb::hasattr(calibration, "__fspath__")) {
+    const std::string path = path_from(calibration);
+    const CalibrationFile file = value(read_calibration_file(path), &path);
+    if (const ChipCalibration* cal = file.find(chip.name)) return *cal;
+    return default_calibration(chip);
+  }
+  throw nb::type_error("calibration: expected None or the path of a calibration file (roofline calibrate)");
+}
+
+std::string path_from(const nb::handle& path) {
+  if (nb::isinstance<nb::str>(path)) return nb::cast<std::string>(path);
+  if (nb::hasattr(path, "__fspath__")) return nb::cast<std::string>(path.attr("__fspath__")());
+  throw nb::type_error("expected a str or os.PathLike path");
+}
+
+}  // namespace roofline::python

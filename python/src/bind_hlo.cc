@@ -1,0 +1,132 @@
+// hlo(source, chip): the roofline of every instruction of an HLO module (HLO
+// text or HloProto), as `roofline hlo` prints it, in execution order.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "python/src/bindings.hpp"
+#include "python/src/status.hpp"
+#include "roofline/hlo/predict.hpp"
+#include "roofline/hlo/reader.hpp"
+#include "roofline/hlo/shape.hpp"
+#include "roofline/report/expected.hpp"
+#include "roofline/report/hlo_rows.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace roofline::python {
+namespace {
+
+// One row, its text copied out of the module (which the result outlives).
+struct HloRow {
+  std::string name;
+  std::string opcode;
+  std::string category;
+  std::string shape;
+  double executions = 1;
+  bool aggregate = false;  // a loop or call: its numbers total the rows it runs
+  Prediction prediction;   // one execution
+  std::optional<double> expected_s;  // one execution; None where no class curve applies
+  std::optional<std::int64_t> group_size;  // collectives: the replica-group size
+  std::vector<std::string> notes;
+};
+
+struct HloResult {
+  std::string module;
+  std::string chip;
+  std::string calibration;  // where the expected times come from
+  std::vector<HloRow> rows;
+  Prediction total;  // one run of the module; loop rows not added again
+  double expected_s = 0;
+  double host_bytes = 0;
+  int unknown_cost_instructions = 0;
+  int unknown_trip_count_loops = 0;
+};
+
+HloResult hlo_result(const HloModule& module, const Chip& chip, const ChipCalibration& cal) {
+  const HloModulePrediction mp = predict(module, chip);
+  HloResult out{.module = std::string(module.name()),
+                .chip = chip.name,
+                .calibration = cal.origin,
+                .rows = {},
+                .total = mp.total,
+                .expected_s = expected_total_s(mp, cal),
+                .host_bytes = mp.host_bytes,
+                .unknown_cost_instructions = mp.unknown_cost_instructions,
+                .unknown_trip_count_loops = mp.unknown_trip_count_loops};
+  out.rows.reserve(mp.rows.size());
+  for (const HloPredictionRow& r : mp.rows) {
+    HloRow row{.name = std::string(r.instruction->name),
+               .opcode = std::string(r.instruction->opcode_name),
+               .category = std::string(category_name(r.cost.category)),
+               .shape = to_string_no_layout(r.instruction->shape),
+               .executions = r.executions,
+               .aggregate = r.aggregate,
+               .prediction = r.prediction,
+               .expected_s = expected_s(r, cal),
+               .group_size = std::nullopt,
+               .notes = hlo_row_notes(r, chip)};
+    if (r.cost.collective) row.group_size = r.cost.collective->group_size;
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+// A path when it names a file; HLO text when it reads as a module; else a
+// path that is not there (FileNotFoundError).
+HloModule read_source(const nb::handle& source) {
+  if (nb::isinstance<nb::bytes>(source)) {
+    const nb::bytes b = nb::borrow<nb::bytes>(source);
+    return value(parse_hlo(std::string_view(b.c_str(), b.size()), "<hlo bytes>"));
+  }
+  const std::string text = path_from(source);
+  const bool looks_like_hlo = text.find("HloModule") != std::string::npos || text.find("ENTRY") != std::string::npos;
+  if (looks_like_hlo && text.find('\n') != std::string::npos) return value(parse_hlo_text(text, "<hlo text>"));
+  return value(read_hlo_file(text), &text);
+}
+
+}  // namespace
+
+void bind_hlo(nb::module_& m) {
+  nb::class_<HloRow>(m, "HloRow", "One instruction the module runs, with its roofline per execution.")
+      .def_ro("name", &HloRow::name)
+      .def_ro("opcode", &HloRow::opcode)
+      .def_ro("category", &HloRow::category)
+      .def_ro("shape", &HloRow::shape)
+      .def_ro("executions", &HloRow::executions)
+      .def_ro("aggregate", &HloRow::aggregate)
+      .def_ro("prediction", &HloRow::prediction)
+      .def_ro("expected_s", &HloRow::expected_s)
+      .def_ro("group_size", &HloRow::group_size)
+      .def_ro("notes", &HloRow::notes)
+      .def("__repr__", [](const HloRow& r) {
+        return "HloRow(" + r.name + " " + r.opcode + ", t_lower_s=" + std::to_string(r.prediction.t_lower_s) + ")";
+      });
+  nb::class_<HloResult>(m, "HloResult", "Every instruction's roofline and the module total (one run).")
+      .def_ro("module", &HloResult::module)
+      .def_ro("chip", &HloResult::chip)
+      .def_ro("calibration", &HloResult::calibration)
+      .def_ro("rows", &HloResult::rows)
+      .def_ro("total", &HloResult::total)
+      .def_ro("expected_s", &HloResult::expected_s)
+      .def_ro("host_bytes", &HloResult::host_bytes)
+      .def_ro("unknown_cost_instructions", &HloResult::unknown_cost_instructions)
+      .def_ro("unknown_trip_count_loops", &HloResult::unknown_trip_count_loops);
+
+  m.def(
+      "hlo",
+      [](const nb::handle& source, const Chip& chip, const nb::object& calibration) {
+        const HloModule module = read_source(source);
+        return hlo_result(module, chip, calibration_for(chip, calibration));
+      },
+      "source"_a, "chip"_a, "calibration"_a = nb::none(),
+      "The roofline of every instruction of an HLO module: `source` is a path (HLO text or HloProto), HLO "
+      "text, or HloProto bytes.");
+}
+
+}  // namespace roofline::python

@@ -1,0 +1,74 @@
+"""Chips, a matmul's roofline and HLO costs through the Python module."""
+
+import pytest
+
+import roofline
+
+
+def test_issue_example_matmul_on_v5e():
+    # 2 * 32768 * 8192 * 32768 FLOP / 1.97e14 FLOP/s (v5e bf16 peak, hardware/tpu-v5e.json)
+    p = roofline.predict(roofline.Matmul(m=32768, k=8192, n=32768), roofline.chip("tpu-v5e"))
+    assert p.flops == 2 * 32768 * 8192 * 32768
+    assert p.t_math_s == pytest.approx(2 * 32768 * 8192 * 32768 / 1.97e14, rel=1e-12)
+    assert f"{p.t_math_s:.4f}" == "0.0893"
+    assert p.bound == "compute"
+    # bf16 in and out: (m*k + k*n + m*n) * 2 bytes
+    assert p.hbm_bytes == 2 * (32768 * 8192 + 8192 * 32768 + 32768 * 32768)
+    assert p.t_lower_s == max(p.t_math_s, p.t_hbm_s, p.t_ici_s)
+
+
+def test_chips_are_the_embedded_table():
+    names = [c.name for c in roofline.chips()]
+    assert "tpu-v5e" in names and "h100-sxm" in names
+    assert len(names) == len(set(names))
+    v5e = roofline.chip("tpu-v5e")
+    assert v5e.kind == "tpu"
+    assert v5e.peak_flops_per_s["bf16"] == 1.97e14
+
+
+def test_chip_from_its_own_json(tmp_path):
+    spec = tmp_path / "mine.json"
+    spec.write_text(roofline.chip("h100-sxm").to_json())
+    assert roofline.chip(str(spec)).hbm_bytes_per_s == roofline.chip("h100-sxm").hbm_bytes_per_s
+
+
+def test_errors_are_value_and_file_not_found(tmp_path):
+    with pytest.raises(ValueError, match="unknown chip 'nosuch'"):
+        roofline.chip("nosuch")
+    with pytest.raises(FileNotFoundError):
+        roofline.chip(str(tmp_path / "absent.json"))
+    with pytest.raises(ValueError, match="unknown dtype 'bf17'"):
+        roofline.Matmul(m=1, k=1, n=1, dtype="bf17")
+    with pytest.raises(TypeError):
+        roofline.Matmul(1, 2, 3)  # keywords only
+
+
+def test_invalid_matmul_is_nan_not_a_time():
+    p = roofline.predict(roofline.Matmul(m=-1, k=8, n=8), roofline.chip("tpu-v5e"))
+    assert p.bound == "invalid" and not p.valid
+    assert p.t_lower_s != p.t_lower_s  # NaN
+
+
+def test_hlo_from_path_text_and_bytes(repo):
+    path = repo / "tests" / "data" / "hlo" / "edge_cases.hlo"
+    v5e = roofline.chip("tpu-v5e")
+    from_path = roofline.hlo(path, v5e)
+    from_text = roofline.hlo(path.read_text(), v5e)
+    from_bytes = roofline.hlo(path.read_bytes(), v5e)
+    assert from_path.module == "edge_cases"
+    for other in (from_text, from_bytes):
+        assert other.total.t_lower_s == from_path.total.t_lower_s
+        assert [r.name for r in other.rows] == [r.name for r in from_path.rows]
+    assert from_path.total.flops == sum(r.prediction.flops * r.executions for r in from_path.rows if not r.aggregate)
+
+
+def test_hlo_errors_are_located(tmp_path):
+    v5e = roofline.chip("tpu-v5e")
+    with pytest.raises(FileNotFoundError, match="absent.hlo"):
+        roofline.hlo(tmp_path / "absent.hlo", v5e)
+    with pytest.raises(ValueError, match=r"<hlo text>:4:\d+"):
+        roofline.hlo("HloModule m\n\nENTRY e {\n  p = f32[ parameter(0)\n}\n", v5e)
+    bad = tmp_path / "bad.hlo"
+    bad.write_text("HloModule m\n\nENTRY e {\n  p = f32[ parameter(0)\n}\n")
+    with pytest.raises(ValueError, match=r"bad.hlo:4:\d+"):
+        roofline.hlo(bad, v5e)
