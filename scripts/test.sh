@@ -6,10 +6,12 @@
 #              the Python package is not built
 #   fuzz       every libFuzzer target for a bounded time (scripts/fuzz.sh)
 #   sanitize   the tests and the main demo under ASan+UBSan (scripts/sanitize.sh)
+#   wheel      pip wheel . into a fresh virtualenv, as a user installs the
+#              Python package, and its tests there (scripts/python_package.sh)
 #   release    the Release build and the whole CTest suite, last, so its
 #              summary closes the output
-# ROOFLINE_SKIP_VENV=1, ROOFLINE_SKIP_FUZZ=1 and ROOFLINE_SKIP_SANITIZE=1
-# leave a stage out (for a quick local run).
+# ROOFLINE_SKIP_VENV=1, ROOFLINE_SKIP_FUZZ=1, ROOFLINE_SKIP_SANITIZE=1 and
+# ROOFLINE_SKIP_WHEEL=1 leave a stage out (for a quick local run).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 timings=()
@@ -44,5 +46,6 @@ stage deps env ROOFLINE_WITH_CHROMIUM=1 "$root/scripts/deps.sh"
 if [ "${ROOFLINE_SKIP_VENV:-0}" != 1 ]; then stage venv venv; fi
 if [ "${ROOFLINE_SKIP_FUZZ:-0}" != 1 ]; then stage fuzz "$root/scripts/fuzz.sh"; fi
 if [ "${ROOFLINE_SKIP_SANITIZE:-0}" != 1 ]; then stage sanitize "$root/scripts/sanitize.sh"; fi
+if [ "${ROOFLINE_SKIP_WHEEL:-0}" != 1 ]; then stage wheel "$root/scripts/python_package.sh" "$build/wheel"; fi
 stage release release
 echo "test.sh: stage times: ${timings[*]/%/;} total $SECONDS s"
