@@ -51,6 +51,18 @@ def test_calibration_object_times_as_the_file_does(cli, in_repo, tmp_path):
     j = json.loads(run_cli(cli, in_repo, "predict", "matmul", "--chip", "tpu-v6e", "--m", "4096", "--k", "4096",
                            "--n", "4096", "--calibration", str(path), "--format", "json"))
     assert roofline.expected(mm, v6e, calibration=cal) == j["expected_s"]
+    # hlo() and plan() take it too: the plan is the CLI's with --calibration.
+    hlo = roofline.hlo(in_repo / "tests" / "data" / "hlo" / "edge_cases.hlo", v6e, calibration=cal)
+    assert hlo.calibration == cal["tpu-v6e"].origin
+    plan = roofline.plan("llama-3-8b", v6e, 16, 131072, calibration=cal, remat="full", no_pp=True)
+    cli_plan = run_cli(cli, in_repo, "plan", "--model", "llama-3-8b", "--chip", "tpu-v6e", "--chips", "16",
+                       "--batch-tokens", "131072", "--remat", "full", "--no-pp", "--calibration", str(path),
+                       "--format", "json")
+    assert json.loads(cli_plan)["calibration"] == cal["tpu-v6e"].origin
+    assert plan.to_csv() == run_cli(cli, in_repo, "plan", "--model", "llama-3-8b", "--chip", "tpu-v6e", "--chips", "16",
+                                    "--batch-tokens", "131072", "--remat", "full", "--no-pp", "--calibration",
+                                    str(path), "--format", "csv")
+    assert json.loads(plan.to_json())["calibration"] == cal["tpu-v6e"].origin
     # A chip the file does not calibrate keeps its built-in curves; another
     # chip's ChipCalibration is refused.
     v5e = roofline.chip("tpu-v5e")
