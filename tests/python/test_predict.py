@@ -108,8 +108,11 @@ def test_sharded_matmul_matches_cli(cli):
         assert [c.what for c in s.collectives] == [c["what"] for c in js["collectives"]]
         assert roofline.expected(s, V5E) == js["expected_s"]
     assert roofline.expected(op, V5E) == j["expected_s"] == roofline.expected(r, V5E)
-    # Case 3 on X: the local matmul contracts D / 8 = 1024 of 8192.
-    assert r.chosen.local.k == 1024 or any(c.kind == "all-gather" for c in r.chosen.collectives)
+    # Case 3 on X, chosen as local matmul then all-reduce: each device contracts
+    # D / 8 = 1024 and multiplies all B rows by F / 4 columns.
+    assert r.cases == [3]
+    assert (r.chosen.local.m, r.chosen.local.k, r.chosen.local.n) == (8192, 8192 // 8, 32768 // 4)
+    assert [(c.kind, c.axes) for c in r.chosen.collectives] == [("all-reduce", ["X"])]
 
 
 def test_sharded_matmul_dims_as_text_and_errors():
