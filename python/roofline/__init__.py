@@ -24,5 +24,29 @@ from roofline._core import (  # noqa: F401
     hlo,
     predict,
 )
+from roofline._core import (  # noqa: F401  planning: ops on meshes, plan, calibration
+    Calibration,
+    ChipCalibration,
+    Collective,
+    CollectiveTime,
+    Elementwise,
+    FidelityResult,
+    LayoutEvaluation,
+    Mesh,
+    ModelConfig,
+    Plan,
+    PlanCandidate,
+    RejectedCandidate,
+    ShardedMatmul,
+    ShardedMatmulPrediction,
+    TrainingStep,
+    calibrate,
+    default_calibration,
+    expected,
+    fidelity,
+    model,
+    plan,
+    read_calibration,
+)
 
 __version__ = "0.1.0"

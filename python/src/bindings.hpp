@@ -16,6 +16,9 @@ namespace roofline::python {
 void bind_chips(nanobind::module_& m);       // Chip, chips(), chip()
 void bind_predict(nanobind::module_& m);     // Prediction, Matmul, predict()
 void bind_hlo(nanobind::module_& m);         // hlo()
+void bind_ops(nanobind::module_& m);         // Elementwise, Mesh, Collective, ShardedMatmul, expected()
+void bind_calibrate(nanobind::module_& m);   // Calibration, calibrate(), fidelity()
+void bind_plan(nanobind::module_& m);        // plan(), Plan, LayoutEvaluation
 
 // "bf16", "f32", ...: the names dtype_name() prints and parse_dtype() reads;
 // an unknown name raises ValueError listing the known ones.
@@ -23,8 +26,10 @@ DType dtype_from(const std::string& name);
 
 // The calibration the expected times come from: `calibration` None gives the
 // chip's built-in one; a path (str or os.PathLike) to a file `roofline
-// calibrate` wrote gives its entry for `chip` (the built-in one where the
-// file has none), as the CLI's --calibration does.
+// calibrate` wrote, or a Calibration (that file as an object), gives its
+// entry for `chip` (the built-in one where the file has none), as the CLI's
+// --calibration does; a ChipCalibration is used as is (ValueError when it
+// is another chip's).
 ChipCalibration calibration_for(const Chip& chip, const nanobind::object& calibration);
 
 // A path from a str or os.PathLike.

@@ -8,4 +8,7 @@ NB_MODULE(_core, m) {
   roofline::python::bind_chips(m);
   roofline::python::bind_predict(m);
   roofline::python::bind_hlo(m);
+  roofline::python::bind_ops(m);
+  roofline::python::bind_calibrate(m);
+  roofline::python::bind_plan(m);
 }
