@@ -2,13 +2,10 @@
 // fidelity` on measured traces. A Calibration is the file `roofline
 // calibrate` writes (one fit per chip); it is what calibration= takes
 // beside a path, wherever expected times are computed.
-#include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include <nanobind/stl/optional.h>
@@ -20,6 +17,7 @@
 #include "roofline/calibrate/fidelity.hpp"
 #include "roofline/calibrate/fit.hpp"
 #include "roofline/calibrate/io.hpp"
+#include "roofline/calibrate/trace_inputs.hpp"
 #include "roofline/chip_io.hpp"
 #include "roofline/match/identify.hpp"
 #include "roofline/match/match.hpp"
@@ -31,15 +29,9 @@ using namespace nb::literals;
 namespace roofline::python {
 namespace {
 
-bool trace_file_name(const std::string& name) {
-  for (std::string_view tail : {".json", ".json.gz", ".xplane.pb", ".xplane.pb.gz"})
-    if (name.ends_with(tail)) return true;
-  return false;
-}
-
-// As the CLI reads its TRACE... arguments: a file as given; a directory,
-// every trace file under it, sorted.
-std::vector<std::string> trace_paths(const nb::handle& given) {
+// Paths as the CLI reads its TRACE... arguments (trace_paths): one path or
+// a list of them, files as given, directories searched.
+std::vector<std::string> paths_arg(const nb::handle& given) {
   std::vector<std::string> listed;
   if (nb::isinstance<nb::str>(given) || nb::hasattr(given, "__fspath__")) {
     listed.push_back(path_from(given));
@@ -47,55 +39,13 @@ std::vector<std::string> trace_paths(const nb::handle& given) {
     for (nb::handle p : given) listed.push_back(path_from(p));
   }
   if (listed.empty()) throw nb::value_error("expected at least one trace (a file or a directory)");
-  namespace fs = std::filesystem;
-  std::vector<std::string> out;
-  for (const std::string& path : listed) {
-    std::error_code ec;
-    if (!fs::is_directory(path, ec)) {
-      out.push_back(path);
-      continue;
-    }
-    std::vector<std::string> found;
-    for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
-      if (it->is_regular_file(ec) && trace_file_name(it->path().filename().string())) found.push_back(it->path().string());
-    if (ec) raise(absl::NotFoundError(path + ": cannot list the directory: " + ec.message()));
-    if (found.empty()) raise(absl::InvalidArgumentError(path + ": no .json, .json.gz, .xplane.pb or .xplane.pb.gz in it"));
-    std::sort(found.begin(), found.end());
-    out.insert(out.end(), found.begin(), found.end());
-  }
-  return out;
+  return value(trace_paths(listed));
 }
 
-// The library's words for choosing a chip, in Python's.
-std::string in_python_words(std::string text) {
-  for (const auto& [library, py] : {std::pair<std::string_view, std::string_view>{kSetChipAdvice, "pass chip=NAME"},
-                                    {kGivenChipSource, "chip="}})
-    for (std::size_t at = text.find(library); at != std::string::npos; at = text.find(library, at + py.size()))
-      text.replace(at, library.size(), py);
-  return text;
-}
-
-// A trace read into its report, predicted on `chip` (or the one it names).
 FidelityTrace read_report(const std::string& path, const std::optional<Chip>& chip) {
-  const Trace trace = value(read_trace(path), &path);
-  ReportOptions o;
-  o.chip = chip ? &*chip : nullptr;
-  auto report = make_report(trace, o);
-  if (!report.ok()) {
-    // The message names the trace already where the trace knows its file.
-    std::string message(report.status().message());
-    if (!message.starts_with(path + ":")) message = path + ": " + message;
-    raise(absl::Status(report.status().code(), in_python_words(message)));
-  }
-  FidelityTrace out{.trace = path, .report = *std::move(report)};
-  if (chip) {
-    out.chip = *chip;
-  } else {
-    auto found = find_chip(out.report.chip);
-    if (!found.ok()) raise(absl::InvalidArgumentError(path + ": chip " + out.report.chip + " is not embedded: pass chip="));
-    out.chip = **found;
-  }
-  return out;
+  auto r = read_fidelity_trace(path, chip ? &*chip : nullptr, TraceReadOptions{});
+  if (!r.ok()) raise(in_python_words(r.status()), &path);
+  return *std::move(r);
 }
 
 std::optional<Chip> chip_arg(const nb::object& chip) {
@@ -106,7 +56,7 @@ std::optional<Chip> chip_arg(const nb::object& chip) {
 CalibrationFile calibrate(const nb::handle& paths, const nb::object& chip_obj, int min_samples) {
   const std::optional<Chip> chip = chip_arg(chip_obj);
   std::map<std::string, std::pair<Chip, std::vector<CalibrationSample>>> by_chip;
-  for (const std::string& path : trace_paths(paths)) {
+  for (const std::string& path : paths_arg(paths)) {
     FidelityTrace r = read_report(path, chip);
     auto& [c, samples] = by_chip[r.report.chip];
     c = r.chip;
@@ -130,7 +80,7 @@ FidelityResult fidelity(const nb::handle& paths, const nb::object& calibration, 
   const std::optional<Chip> chip = chip_arg(chip_obj);
   const std::optional<CalibrationFile> file = calibration_file_arg(calibration);
   std::vector<FidelityTrace> traces;
-  for (const std::string& path : trace_paths(paths)) traces.push_back(read_report(path, chip));
+  for (const std::string& path : paths_arg(paths)) traces.push_back(read_report(path, chip));
   FidelityOptions options;
   if (file) options.calibration = &*file;
   return run_fidelity(traces, options);

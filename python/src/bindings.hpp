@@ -7,9 +7,11 @@
 
 #include <nanobind/nanobind.h>
 
+#include "absl/status/status.h"
 #include "roofline/calibration.hpp"
 #include "roofline/chip.hpp"
 #include "roofline/dtype.hpp"
+#include "roofline/match/identify.hpp"
 
 namespace roofline::python {
 
@@ -31,6 +33,14 @@ DType dtype_from(const std::string& name);
 // --calibration does; a ChipCalibration is used as is (ValueError when it
 // is another chip's).
 ChipCalibration calibration_for(const Chip& chip, const nanobind::object& calibration);
+
+// The library's words for its options (ReportOptions::chip, ...) in the
+// keywords of the Python functions.
+inline constexpr OptionWords kPythonWords{
+    .set_chip = "pass chip=NAME", .given_chip = "chip=", .one_device = "pass device=N for one"};
+inline absl::Status in_python_words(const absl::Status& status) {
+  return absl::Status(status.code(), in_option_words(std::string(status.message()), kPythonWords));
+}
 
 // A path from a str or os.PathLike.
 std::string path_from(const nanobind::handle& path);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "roofline/calibrate/io.hpp"
+#include "roofline/calibrate/trace_inputs.hpp"
 #include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/text_table.hpp"
@@ -71,8 +72,8 @@ int run(const Args& args) {
 
   std::map<std::string, std::pair<Chip, std::vector<CalibrationSample>>> by_chip;
   for (const std::string& path : *paths) {
-    auto r = read_report(path, chip ? &*chip : nullptr, *read_options);
-    if (!r.ok()) return fail(r.status());
+    auto r = read_fidelity_trace(path, chip ? &*chip : nullptr, *read_options);
+    if (!r.ok()) return fail(in_cli_words(r.status()));
     auto& [c, samples] = by_chip[r->report.chip];
     c = r->chip;
     for (CalibrationSample& s : calibration_samples(r->report, path)) samples.push_back(std::move(s));

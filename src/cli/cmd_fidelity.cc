@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "roofline/calibrate/fidelity.hpp"
+#include "roofline/calibrate/trace_inputs.hpp"
 #include "roofline/chip_io.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/read_limits.hpp"
@@ -41,8 +42,8 @@ int run(const Args& args) {
   if (!paths.ok()) return fail(paths.status());
   std::vector<FidelityTrace> traces;
   for (const std::string& path : *paths) {
-    auto r = read_report(path, chip ? &*chip : nullptr, *read_options);
-    if (!r.ok()) return fail(r.status());
+    auto r = read_fidelity_trace(path, chip ? &*chip : nullptr, *read_options);
+    if (!r.ok()) return fail(in_cli_words(r.status()));
     traces.push_back(*std::move(r));
   }
   const std::string text = render_fidelity(run_fidelity(traces, options), format);

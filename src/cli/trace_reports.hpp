@@ -1,23 +1,22 @@
-// What calibrate and fidelity share: trace paths from files and directories,
-// and a trace read into a report with the chip it was predicted on.
+// The library's words for its options (ReportOptions::chip, ...) in the
+// CLI's (--chip, --device N), for the errors and notes of report,
+// calibrate and fidelity.
 #pragma once
 
-#include <optional>
 #include <string>
-#include <vector>
 
-#include "absl/status/statusor.h"
-#include "roofline/calibrate/fidelity.hpp"
-#include "roofline/trace/read.hpp"
+#include "absl/status/status.h"
+#include "roofline/match/identify.hpp"
 
 namespace roofline::cli {
 
-// Each path as given when it is a file; for a directory, every .json,
-// .json.gz, .xplane.pb and .xplane.pb.gz under it (recursively), sorted.
-absl::StatusOr<std::vector<std::string>> trace_paths(const std::vector<std::string>& given);
+inline constexpr OptionWords kCliWords{
+    .set_chip = "pass --chip NAME", .given_chip = "--chip", .one_device = "use --device N for one"};
 
-// The report of the trace at `path`, predicted on `chip` (nullptr: the chip
-// the trace names). Errors name the file; a missing chip says "--chip".
-absl::StatusOr<FidelityTrace> read_report(const std::string& path, const Chip* chip, const TraceReadOptions& options);
+inline std::string in_cli_words(std::string text) { return in_option_words(std::move(text), kCliWords); }
+
+inline absl::Status in_cli_words(const absl::Status& status) {
+  return absl::Status(status.code(), in_cli_words(std::string(status.message())));
+}
 
 }  // namespace roofline::cli

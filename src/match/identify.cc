@@ -113,4 +113,14 @@ absl::StatusOr<ChipChoice> decide_chip(const Trace& trace, std::span<const std::
                                         kSetChipAdvice));
 }
 
+std::string in_option_words(std::string text, const OptionWords& words) {
+  // kGivenChipSource is inside kSetChipAdvice: the longer phrase goes first.
+  const std::pair<std::string_view, std::string_view> phrases[] = {
+      {kSetChipAdvice, words.set_chip}, {kGivenChipSource, words.given_chip}, {kOneDeviceAdvice, words.one_device}};
+  for (const auto& [library, front_end] : phrases)
+    for (std::size_t at = text.find(library); at != std::string::npos; at = text.find(library, at + front_end.size()))
+      text.replace(at, library.size(), front_end);
+  return text;
+}
+
 }  // namespace roofline

@@ -43,6 +43,15 @@ inline constexpr std::string_view kGivenChipSource = "ReportOptions::chip";
 // The end of the note on a report that sums several devices.
 inline constexpr std::string_view kOneDeviceAdvice = "set ReportOptions::device_id for one";
 
+// A front end's words for those three phrases ("pass --chip NAME", "--chip",
+// "use --device N for one"), and `text` with each phrase put in its words.
+struct OptionWords {
+  std::string_view set_chip;
+  std::string_view given_chip;
+  std::string_view one_device;
+};
+std::string in_option_words(std::string text, const OptionWords& words);
+
 struct ChipChoice {
   const Chip* chip = nullptr;  // never null in a returned choice
   // How it was decided: kGivenChipSource, or "detected from device 'TPU v6 lite'".

@@ -1,5 +1,4 @@
-// Traces into reports for calibrate and fidelity (trace_reports.hpp).
-#include "src/cli/trace_reports.hpp"
+#include "roofline/calibrate/trace_inputs.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -7,28 +6,16 @@
 
 #include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
+#include "roofline/match/identify.hpp"
 #include "roofline/match/match.hpp"
 
-namespace roofline::cli {
+namespace roofline {
 namespace {
-
-bool ends_with(const std::string& s, std::string_view tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 bool trace_file_name(const std::string& name) {
   for (std::string_view tail : {".json", ".json.gz", ".xplane.pb", ".xplane.pb.gz"})
-    if (ends_with(name, tail)) return true;
+    if (name.ends_with(tail)) return true;
   return false;
-}
-
-// The library's words for its options, in the CLI's.
-std::string in_cli_words(std::string text) {
-  for (const auto& [library, cli] : {std::pair<std::string_view, std::string_view>{kSetChipAdvice, "pass --chip NAME"},
-                                     {kGivenChipSource, "--chip"}})
-    for (std::size_t at = text.find(library); at != std::string::npos; at = text.find(library, at + cli.size()))
-      text.replace(at, library.size(), cli);
-  return text;
 }
 
 }  // namespace
@@ -53,23 +40,24 @@ absl::StatusOr<std::vector<std::string>> trace_paths(const std::vector<std::stri
   return out;
 }
 
-absl::StatusOr<FidelityTrace> read_report(const std::string& path, const Chip* chip, const TraceReadOptions& options) {
+absl::StatusOr<FidelityTrace> read_fidelity_trace(const std::string& path, const Chip* chip,
+                                                  const TraceReadOptions& options) {
   auto trace = read_trace(path, options);
   if (!trace.ok()) return trace.status();
   ReportOptions o;
   o.chip = chip;
   auto report = make_report(*trace, o);
-  if (!report.ok())
-    return absl::Status(report.status().code(), in_cli_words(detail::cat(path, ": ", std::string(report.status().message()))));
+  if (!report.ok()) return absl::Status(report.status().code(), detail::cat(path, ": ", std::string(report.status().message())));
   FidelityTrace out{.trace = path, .report = *std::move(report)};
   if (chip != nullptr) {
     out.chip = *chip;
   } else {
     auto found = find_chip(out.report.chip);
-    if (!found.ok()) return absl::NotFoundError(detail::cat(path, ": chip ", out.report.chip, " is not embedded: pass --chip"));
+    if (!found.ok())
+      return absl::NotFoundError(detail::cat(path, ": chip ", out.report.chip, " is not embedded: ", kSetChipAdvice));
     out.chip = **found;
   }
   return out;
 }
 
-}  // namespace roofline::cli
+}  // namespace roofline
