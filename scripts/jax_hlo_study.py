@@ -23,14 +23,16 @@ them):
    (ratio = form / accelerator's HLO).
 """
 
+import math
 import os
+import statistics
 import sys
 
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
-from jax.sharding import NamedSharding, PartitionSpec as P  # noqa: E402
+from jax.sharding import PartitionSpec as P  # noqa: E402
 
 import roofline  # noqa: E402
 import roofline.jax as rj  # noqa: E402
@@ -171,15 +173,9 @@ def table_yardsticks():
             ratios[form].append(r)
             cells.append(f"{p.t_lower_s * 1e6:.1f} ({r:.2f})")
         print(f"| {label} | {chip} | {ref.total.t_lower_s * 1e6:.1f} | " + " | ".join(cells) + " |")
-    import statistics
     print("| geometric mean of the ratios | | | " + " | ".join(
-        f"{statistics.geometric_mean(ratios[f]):.2f} (worst {max(ratios[f], key=lambda r: abs(_log(r))):.2f})"
+        f"{statistics.geometric_mean(ratios[f]):.2f} (worst {max(ratios[f], key=lambda r: abs(math.log(r))):.2f})"
         for f in FORMS) + " |")
-
-
-def _log(r):
-    import math
-    return math.log(r)
 
 
 def _psum_on(mesh):
