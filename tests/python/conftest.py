@@ -13,6 +13,10 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parents[2]
 SHARED_REAL = REPO.parent / "shared" / "data" / "real"
 
+# test_jax.py shards over 8 virtual CPU devices; jax fixes the count when its backend starts.
+if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8").strip()
+
 
 @pytest.fixture(scope="session")
 def repo():

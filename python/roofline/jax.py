@@ -1,0 +1,334 @@
+"""roofline.jax: how fast would this JAX step run on a TPU, asked from a laptop.
+
+``predict(fn, *args, chip="tpu-v5e", mesh={"data": 8})`` lowers and compiles
+``fn`` with the installed jax on its CPU backend (virtual CPU devices stand in
+for the mesh), takes the HLO of one device's program, shardings applied and
+collectives inserted, and costs every instruction on the target chip with the
+library's HLO cost model (``roofline.hlo``). Nothing runs and no array is
+allocated: ``args`` may be ``jax.ShapeDtypeStruct``.
+
+Which HLO is costed (``hlo=``):
+
+``"partitioned"`` (the default)
+    the module right after XLA's SPMD partitioner: per-device shapes and the
+    collectives, with the program's own dtypes (a bf16 dot stays bf16, an
+    all-reduce of bf16 gradients moves bf16), before any CPU-specific pass.
+    Not fused: each elementwise op is charged its own HBM traffic.
+``"compiled"``
+    XLA:CPU's optimised module (``compiled.as_text()``): fused as the CPU
+    compiler fuses, and with the CPU's rewrites (bf16 dots and collectives
+    carried out in f32 between converts).
+``"lowered"``
+    the module jax hands to XLA (``lowered.as_text(dialect="hlo")``): global
+    shapes, no collectives. One device's view only when nothing is sharded.
+
+docs/python.md ("JAX") has the measurements behind the default
+(scripts/jax_hlo_study.py) and the error to expect from each form.
+
+jax is imported inside the functions: ``import roofline.jax`` works without
+it, and ``predict`` says how to install it when it is absent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import math
+import os
+import shutil
+import tempfile
+import types
+from typing import Any, Mapping, Optional
+
+HLO_FORMS = ("partitioned", "compiled", "lowered")
+DEFAULT_HLO = "partitioned"
+
+
+@dataclasses.dataclass(frozen=True)
+class OpRow:
+    """One instruction of the costed module, per execution (as HloRow)."""
+
+    name: str
+    opcode: str
+    category: str
+    shape: str
+    executions: float
+    aggregate: bool  # a loop or call: its numbers total the rows it runs
+    flops: float
+    transcendentals: float
+    hbm_bytes: float
+    ici_bytes: float
+    t_math_s: float
+    t_hbm_s: float
+    t_ici_s: float
+    t_lower_s: float
+    bound: str
+    expected_s: Optional[float]  # None where no calibrated class curve applies
+    group_size: Optional[int]  # collectives: devices in one replica group
+    notes: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class XlaCost:
+    """XLA's own HloCostAnalysis figures of one module (per device)."""
+
+    module: str  # which module they count: "compiled", "costed", "lowered"
+    flops: float
+    transcendentals: float
+    bytes_accessed: float
+
+
+@dataclasses.dataclass(frozen=True)
+class JaxPrediction:
+    """The roofline of one device's program of a jitted function on a chip.
+
+    Totals are one run of the module on one device (every device runs the
+    same SPMD program): ``flops``, ``hbm_bytes``, ``ici_bytes``,
+    ``t_lower_s`` (the roofline floor, loops counted per trip), ``bound`` and
+    ``expected_s`` (the floor through the chip's calibration). ``rows`` lists
+    every instruction in execution order; ``collectives`` only the
+    cross-device ones. ``xla`` holds XLA's own cost analysis beside ours:
+    ``xla["costed"]`` of the very module we costed (when jaxlib can parse it
+    back), ``xla["compiled"]`` of the CPU executable
+    (``compiled.cost_analysis()``), ``xla["lowered"]`` of the global
+    pre-optimisation module (``lowered.cost_analysis()``).
+    """
+
+    chip: str
+    hlo: str  # the form costed: "partitioned", "compiled" or "lowered"
+    module: str
+    num_devices: int
+    calibration: str
+    rows: tuple
+    flops: float
+    transcendentals: float
+    hbm_bytes: float
+    ici_bytes: float
+    t_lower_s: float
+    bound: str
+    expected_s: float
+    unknown_cost_instructions: int
+    xla: Mapping[str, XlaCost]
+    hlo_text: str = dataclasses.field(repr=False)
+    total: Any = dataclasses.field(repr=False)  # roofline.Prediction of the module
+
+    @property
+    def collectives(self):
+        return tuple(r for r in self.rows if r.group_size is not None)
+
+    def top(self, n=10):
+        """The n non-aggregate rows with the largest total floor (per execution x executions)."""
+        leaves = [r for r in self.rows if not r.aggregate]
+        return sorted(leaves, key=lambda r: r.t_lower_s * r.executions, reverse=True)[:n]
+
+
+def _jax():
+    try:
+        import jax  # noqa: F401
+    except ImportError as e:  # say what to do, not just what failed
+        raise ImportError(
+            "roofline.jax needs jax: pip install jax (the CPU wheel is enough; "
+            "predictions for TPU chips are made from the CPU compiler's HLO)"
+        ) from e
+    return jax
+
+
+def _mesh_from(jax, mesh):
+    """None, a jax.sharding.Mesh, or {axis: size} -> a Mesh (or None)."""
+    if mesh is None or isinstance(mesh, jax.sharding.Mesh):
+        return mesh
+    if not isinstance(mesh, Mapping) or not mesh:
+        raise ValueError(f"mesh: expected None, a jax.sharding.Mesh or a dict of axis sizes like {{'data': 8}}, got {mesh!r}")
+    names = tuple(str(k) for k in mesh)
+    sizes = tuple(int(v) for v in mesh.values())
+    if any(s < 1 for s in sizes):
+        raise ValueError(f"mesh: every axis size must be positive, got {dict(mesh)!r}")
+    need = math.prod(sizes)
+    _ensure_cpu_devices(jax, need)
+    devices = jax.devices("cpu")[:need]
+    # Auto axes: XLA's partitioner propagates the given shardings, as jit did
+    # before explicit sharding (jax.make_mesh's default is now Explicit, which
+    # would turn with_sharding_constraint into an assertion on the types).
+    auto = getattr(jax.sharding, "AxisType", None)
+    kw = {"axis_types": (auto.Auto,) * len(sizes)} if auto is not None else {}
+    return jax.make_mesh(sizes, names, devices=devices, **kw)
+
+
+def _ensure_cpu_devices(jax, need):
+    """Asks for `need` virtual CPU devices if the backend has not started yet;
+    a clear error if it started with fewer (the count is fixed at start)."""
+    from jax._src import xla_bridge
+
+    if not xla_bridge.backends_are_initialized():
+        current = jax.config.jax_num_cpu_devices
+        if current is None or current < need:
+            flags = os.environ.get("XLA_FLAGS", "")
+            if "xla_force_host_platform_device_count" not in flags:
+                jax.config.update("jax_num_cpu_devices", need)
+    have = len(jax.devices("cpu"))
+    if have < need:
+        raise ValueError(
+            f"mesh needs {need} devices but jax's CPU backend started with {have}; the count is fixed when "
+            f"jax first uses a device, so set it before that: jax.config.update('jax_num_cpu_devices', {need}) "
+            f"right after `import jax`, or XLA_FLAGS=--xla_force_host_platform_device_count={need} in the "
+            f"environment"
+        )
+
+
+def _as_sharding(jax, mesh, spec):
+    """PartitionSpecs (in pytrees) become NamedShardings on `mesh`."""
+    P = jax.sharding.PartitionSpec
+
+    def one(s):
+        if isinstance(s, P):
+            if mesh is None:
+                raise ValueError("in_shardings/out_shardings: a PartitionSpec needs mesh= (a Mesh or {axis: size})")
+            return jax.sharding.NamedSharding(mesh, s)
+        return s
+
+    return jax.tree_util.tree_map(one, spec, is_leaf=lambda x: isinstance(x, P) or x is None)
+
+
+def _xla_cost(module, c):
+    if isinstance(c, list):  # older jax: one dict per module
+        c = c[0] if c else {}
+    c = c or {}
+    return XlaCost(module=module, flops=float(c.get("flops", 0.0)), transcendentals=float(c.get("transcendentals", 0.0)),
+                   bytes_accessed=float(c.get("bytes accessed", 0.0)))
+
+
+def _cost_of_text(jax, text):
+    """XLA's HloCostAnalysis of an HLO text, through jaxlib's (private) bindings;
+    None when this jaxlib lacks them."""
+    try:
+        from jax._src import xla_bridge
+        from jax._src.lib import _jax
+        import jaxlib._hlo as hlo_mod
+
+        module = hlo_mod.hlo_module_from_text(text)
+        return _jax.hlo_module_cost_analysis(xla_bridge.get_backend("cpu"), module)
+    except Exception:  # an optional comparison: absent APIs must not break predict
+        return None
+
+
+def _partitioned_text(dump_dir):
+    """The module after the SPMD partitioner, or before optimisation when no
+    partitioner ran (one device: that module is already one device's)."""
+    after = sorted(glob.glob(os.path.join(dump_dir, "*.after_spmd-partitioning.*.txt")))
+    if after:
+        return after[-1]
+    before = sorted(glob.glob(os.path.join(dump_dir, "*.before_optimizations.txt")))
+    if before:
+        return before[-1]
+    raise ValueError(f"predict: XLA wrote no partitioned or pre-optimisation module under {dump_dir}")
+
+
+def hlo_text(fn, *args, mesh=None, hlo=DEFAULT_HLO, in_shardings=None, out_shardings=None, static_argnums=None,
+             **kwargs):
+    """The HLO text predict() would cost, with the jax objects it came from:
+    (text, lowered, compiled, num_devices)."""
+    if hlo not in HLO_FORMS:
+        raise ValueError(f"hlo: expected one of {', '.join(HLO_FORMS)}, got {hlo!r}")
+    jax = _jax()
+    mesh_obj = _mesh_from(jax, mesh)
+    jitted = fn
+    if not hasattr(fn, "lower"):
+        jit_kw = {}
+        if in_shardings is not None:
+            jit_kw["in_shardings"] = _as_sharding(jax, mesh_obj, in_shardings)
+        if out_shardings is not None:
+            jit_kw["out_shardings"] = _as_sharding(jax, mesh_obj, out_shardings)
+        if static_argnums is not None:
+            jit_kw["static_argnums"] = static_argnums
+        jitted = jax.jit(fn, **jit_kw)
+    elif in_shardings is not None or out_shardings is not None or static_argnums is not None:
+        raise ValueError("in_shardings/out_shardings/static_argnums: fn is already jitted; give them to jax.jit instead")
+
+    def lower():
+        return jitted.lower(*args, **kwargs)
+
+    if mesh_obj is not None and hasattr(jax, "set_mesh"):
+        with jax.set_mesh(mesh_obj):  # lets fn use bare PartitionSpecs and shard_map without a mesh
+            lowered = lower()
+    else:
+        lowered = lower()
+    dump_dir = tempfile.mkdtemp(prefix="roofline_jax_")
+    try:
+        options = {"xla_dump_to": dump_dir, "xla_dump_hlo_pass_re": "spmd-partitioning"} if hlo == "partitioned" else None
+        compiled = lowered.compile(compiler_options=options) if options else lowered.compile()
+        if hlo == "partitioned":
+            with open(_partitioned_text(dump_dir)) as f:
+                text = f.read()
+        elif hlo == "compiled":
+            text = compiled.as_text()
+        else:
+            text = lowered.as_text(dialect="hlo")
+    finally:
+        shutil.rmtree(dump_dir, ignore_errors=True)
+    shardings = [s for s in jax.tree_util.tree_leaves(compiled.input_shardings) if hasattr(s, "device_set")]
+    num_devices = max((len(s.device_set) for s in shardings), default=1)
+    return text, lowered, compiled, num_devices
+
+
+def predict(fn, *args, chip="tpu-v5e", mesh=None, hlo=DEFAULT_HLO, calibration=None, in_shardings=None,
+            out_shardings=None, static_argnums=None, **kwargs):
+    """Predicted time, FLOPs, bytes and bound of every op of `fn(*args, **kwargs)`
+    on `chip`, one device of `mesh`, from the CPU backend's HLO.
+
+    fn: a function or a jitted one (then shardings go to jax.jit, not here).
+    args: arrays or jax.ShapeDtypeStruct (with .sharding to shard an input).
+    chip: a name, a spec path or a roofline.Chip.
+    mesh: None, a jax.sharding.Mesh, or {axis: size} made of virtual CPU
+      devices (set before jax starts its backend; a clear error otherwise).
+    in_shardings/out_shardings: for jax.jit; PartitionSpecs are taken on mesh.
+    hlo: which HLO to cost, one of HLO_FORMS (see the module docstring).
+    calibration: as roofline.hlo (None: the built-in curves).
+    """
+    import roofline
+
+    text, lowered, compiled, num_devices = hlo_text(fn, *args, mesh=mesh, hlo=hlo, in_shardings=in_shardings,
+                                                    out_shardings=out_shardings, static_argnums=static_argnums,
+                                                    **kwargs)
+    jax = _jax()
+    target = chip if isinstance(chip, roofline.Chip) else roofline.chip(chip)
+    result = roofline.hlo(text, target, calibration)
+    rows = tuple(_row(r) for r in result.rows)
+    xla = {"compiled": _xla_cost("compiled", compiled.cost_analysis()),
+           "lowered": _xla_cost("lowered", lowered.cost_analysis())}
+    costed = _cost_of_text(jax, text)
+    if costed is not None:
+        xla["costed"] = _xla_cost("costed", costed)
+    t = result.total
+    return JaxPrediction(chip=target.name, hlo=hlo, module=result.module, num_devices=num_devices,
+                         calibration=result.calibration, rows=rows, flops=t.flops, transcendentals=t.transcendentals,
+                         hbm_bytes=t.hbm_bytes, ici_bytes=t.ici_bytes, t_lower_s=t.t_lower_s, bound=t.bound,
+                         expected_s=result.expected_s, unknown_cost_instructions=result.unknown_cost_instructions,
+                         xla=xla, hlo_text=text, total=t)
+
+
+def _row(r):
+    p = r.prediction
+    return OpRow(name=r.name, opcode=r.opcode, category=r.category, shape=r.shape, executions=r.executions,
+                 aggregate=r.aggregate, flops=p.flops, transcendentals=p.transcendentals, hbm_bytes=p.hbm_bytes,
+                 ici_bytes=p.ici_bytes, t_math_s=p.t_math_s, t_hbm_s=p.t_hbm_s, t_ici_s=p.t_ici_s,
+                 t_lower_s=p.t_lower_s, bound=p.bound, expected_s=r.expected_s, group_size=r.group_size,
+                 notes=tuple(r.notes))
+
+
+def report(profile_dir, **kwargs):
+    """The report of a jax.profiler trace directory (or one .xplane.pb):
+    roofline.report(profile_dir, **kwargs), which reads the trace and the HLO
+    it embeds and sets each measured op beside its prediction."""
+    import roofline
+
+    impl = getattr(roofline, "report", None)
+    if impl is None:
+        try:
+            import roofline.report as impl  # the module, when __init__ does not re-export it
+        except ImportError:
+            impl = None
+    if isinstance(impl, types.ModuleType):
+        impl = getattr(impl, "report", None)
+    if impl is None or not callable(impl):
+        raise NotImplementedError("roofline.report is not in this build of the package")
+    return impl(os.fspath(profile_dir), **kwargs)
