@@ -16,6 +16,7 @@ namespace roofline::python {
 void bind_chips(nanobind::module_& m);       // Chip, chips(), chip()
 void bind_predict(nanobind::module_& m);     // Prediction, Matmul, predict()
 void bind_hlo(nanobind::module_& m);         // hlo()
+void bind_trace(nanobind::module_& m);       // TraceReport, TraceStats, trace_report(), trace_stats()
 
 // "bf16", "f32", ...: the names dtype_name() prints and parse_dtype() reads;
 // an unknown name raises ValueError listing the known ones.

@@ -8,4 +8,5 @@ NB_MODULE(_core, m) {
   roofline::python::bind_chips(m);
   roofline::python::bind_predict(m);
   roofline::python::bind_hlo(m);
+  roofline::python::bind_trace(m);
 }
