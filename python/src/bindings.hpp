@@ -21,6 +21,7 @@ void bind_hlo(nanobind::module_& m);         // hlo()
 void bind_ops(nanobind::module_& m);         // Elementwise, Mesh, Collective, ShardedMatmul, expected()
 void bind_calibrate(nanobind::module_& m);   // Calibration, calibrate(), fidelity()
 void bind_plan(nanobind::module_& m);        // plan(), Plan, LayoutEvaluation
+void bind_trace(nanobind::module_& m);       // TraceReport, TraceStats, trace_report(), trace_stats()
 
 // "bf16", "f32", ...: the names dtype_name() prints and parse_dtype() reads;
 // an unknown name raises ValueError listing the known ones.
@@ -36,10 +37,11 @@ ChipCalibration calibration_for(const Chip& chip, const nanobind::object& calibr
 
 // The library's words for its options (ReportOptions::chip, ...) in the
 // keywords of the Python functions.
-inline constexpr OptionWords kPythonWords{
-    .set_chip = "pass chip=NAME", .given_chip = "chip=", .one_device = "pass device=N for one"};
+inline constexpr OptionWords kPythonWords{.set_chip_advice = "pass chip=NAME",
+                                          .given_chip_source = "chip argument",
+                                          .one_device_advice = "pass device=N for one"};
 inline absl::Status in_python_words(const absl::Status& status) {
-  return absl::Status(status.code(), in_option_words(std::string(status.message()), kPythonWords));
+  return absl::Status(status.code(), in_words(std::string(status.message()), kPythonWords));
 }
 
 // A path from a str or os.PathLike.

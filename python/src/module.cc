@@ -11,4 +11,5 @@ NB_MODULE(_core, m) {
   roofline::python::bind_ops(m);
   roofline::python::bind_calibrate(m);
   roofline::python::bind_plan(m);
+  roofline::python::bind_trace(m);
 }

@@ -2,7 +2,6 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -14,6 +13,7 @@
 #include "roofline/trace/read.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/read_limits.hpp"
+#include "src/cli/trace_reports.hpp"
 
 namespace roofline::cli {
 namespace {
@@ -33,19 +33,6 @@ absl::StatusOr<std::vector<HloModule>> read_modules(const std::string& list) {
     start = end + 1;
   }
   return out;
-}
-
-// The library names the options it was given (ReportOptions::chip); the
-// CLI's messages and report name its flags.
-std::string in_cli_words(std::string text) {
-  const std::pair<std::string_view, std::string_view> words[] = {
-      {kSetChipAdvice, "pass --chip NAME"},
-      {kGivenChipSource, "--chip"},
-      {kOneDeviceAdvice, "use --device N for one"}};
-  for (const auto& [library, cli] : words)
-    for (std::size_t at = text.find(library); at != std::string::npos; at = text.find(library, at + cli.size()))
-      text.replace(at, library.size(), cli);
-  return text;
 }
 
 int run(const Args& args) {
@@ -96,19 +83,9 @@ int run(const Args& args) {
   if (!trace.ok()) return fail(trace.status());
   // The calibration file's entries for the chip (given, or the one the
   // trace names) and the what-if chip; a chip it lacks keeps its built-in one.
-  if (args.has("calibration")) {
-    const Chip* on = options.chip;
-    if (on == nullptr)
-      if (auto devices = select_devices(*trace, options.device_id); devices.ok())
-        if (auto c = decide_chip(*trace, *devices, nullptr); c.ok()) on = c->chip;
-    if (on) options.calibration = calibration.find(on->name);
-    if (options.target_chip) options.target_calibration = calibration.find(options.target_chip->name);
-  }
-  auto report = make_report(*trace, options);
-  if (!report.ok())
-    return fail(absl::Status(report.status().code(), in_cli_words(std::string(report.status().message()))));
-  report->chip_source = in_cli_words(report->chip_source);
-  for (std::string& note : report->notes) note = in_cli_words(note);
+  if (args.has("calibration")) use_calibration_file(*trace, calibration, options);
+  auto report = make_report(*trace, options, kCliWords);
+  if (!report.ok()) return fail(report.status());
   const std::string text = render_report(*report, format, RenderOptions{.top = static_cast<int>(*top)});
   if (auto out = args.get("output")) {
     std::ofstream f(*out, std::ios::binary);

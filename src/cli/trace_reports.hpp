@@ -10,10 +10,11 @@
 
 namespace roofline::cli {
 
-inline constexpr OptionWords kCliWords{
-    .set_chip = "pass --chip NAME", .given_chip = "--chip", .one_device = "use --device N for one"};
+inline constexpr OptionWords kCliWords{.set_chip_advice = "pass --chip NAME",
+                                       .given_chip_source = "--chip",
+                                       .one_device_advice = "use --device N for one"};
 
-inline std::string in_cli_words(std::string text) { return in_option_words(std::move(text), kCliWords); }
+inline std::string in_cli_words(std::string text) { return in_words(std::move(text), kCliWords); }
 
 inline absl::Status in_cli_words(const absl::Status& status) {
   return absl::Status(status.code(), in_cli_words(std::string(status.message())));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "roofline/detail/cat.hpp"
@@ -24,6 +25,16 @@ IdentifiedChip identify_device(const Device& d) {
 }
 
 const Chip* reported_chip(const Device& device) { return identify_device(device).chip; }
+
+std::string in_words(std::string text, const OptionWords& words) {
+  const std::pair<std::string_view, std::string_view> phrases[] = {{kSetChipAdvice, words.set_chip_advice},
+                                                                   {kGivenChipSource, words.given_chip_source},
+                                                                   {kOneDeviceAdvice, words.one_device_advice}};
+  for (const auto& [library, front_end] : phrases)
+    for (std::size_t at = text.find(library); at != std::string::npos; at = text.find(library, at + front_end.size()))
+      text.replace(at, library.size(), front_end);
+  return text;
+}
 
 absl::StatusOr<std::vector<std::size_t>> select_devices(const Trace& trace, std::optional<int> device_id) {
   std::vector<std::size_t> selected;
@@ -111,16 +122,6 @@ absl::StatusOr<ChipChoice> decide_chip(const Trace& trace, std::span<const std::
   return absl::InvalidArgumentError(cat(trace.source, ": cannot tell which chip device '", d.name, "' (",
                                         model.empty() ? "no model name" : model, ") is; ",
                                         kSetChipAdvice));
-}
-
-std::string in_option_words(std::string text, const OptionWords& words) {
-  // kGivenChipSource is inside kSetChipAdvice: the longer phrase goes first.
-  const std::pair<std::string_view, std::string_view> phrases[] = {
-      {kSetChipAdvice, words.set_chip}, {kGivenChipSource, words.given_chip}, {kOneDeviceAdvice, words.one_device}};
-  for (const auto& [library, front_end] : phrases)
-    for (std::size_t at = text.find(library); at != std::string::npos; at = text.find(library, at + front_end.size()))
-      text.replace(at, library.size(), front_end);
-  return text;
 }
 
 }  // namespace roofline

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "roofline/calibrate/io.hpp"
 #include "roofline/detail/cat.hpp"
 
 namespace roofline {
@@ -124,6 +125,23 @@ absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& opti
   absl::StatusOr<Match> m = match(trace, options);
   if (!m.ok()) return m.status();
   return aggregate(*m);
+}
+
+absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& options, const OptionWords& words) {
+  absl::StatusOr<Report> report = make_report(trace, options);
+  if (!report.ok()) return absl::Status(report.status().code(), in_words(std::string(report.status().message()), words));
+  report->chip_source = in_words(std::move(report->chip_source), words);
+  for (std::string& note : report->notes) note = in_words(std::move(note), words);
+  return report;
+}
+
+void use_calibration_file(const Trace& trace, const CalibrationFile& file, ReportOptions& options) {
+  const Chip* on = options.chip;
+  if (on == nullptr)
+    if (auto devices = select_devices(trace, options.device_id); devices.ok())
+      if (auto c = decide_chip(trace, *devices, nullptr); c.ok()) on = c->chip;
+  if (on) options.calibration = file.find(on->name);
+  if (options.target_chip) options.target_calibration = file.find(options.target_chip->name);
 }
 
 }  // namespace roofline

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "roofline/calibrate/io.hpp"
 #include "roofline/collectives/collective.hpp"
 #include "roofline/hlo/reader.hpp"
 #include "roofline/match/match.hpp"
@@ -176,4 +177,50 @@ TEST_CASE("match: match() then aggregate() is make_report(); --target-chip re-pr
     CHECK(a.ops[i].predicted_s == b.ops[i].predicted_s);
   }
   CHECK(a.summary.mfu == b.summary.mfu);
+}
+
+TEST_CASE("match: a front end's OptionWords replace the option phrases in errors, chip_source and notes") {
+  const roofline::OptionWords words{.set_chip_advice = "pass chip=NAME",
+                                    .given_chip_source = "chip argument",
+                                    .one_device_advice = "pass device=N for one"};
+  auto cpu = roofline::read_trace(roofline::testing::test_data("trace/jax_cpu").string());
+  REQUIRE(cpu.ok());
+  auto failed = roofline::make_report(*cpu, {}, words);
+  REQUIRE_FALSE(failed.ok());
+  CHECK_THAT(std::string(failed.status().message()), Catch::EndsWith("pass chip=NAME"));
+  auto t = roofline::read_trace(roofline::testing::test_data("trace/kineto_small.json").string());
+  REQUIRE(t.ok());
+  roofline::ReportOptions o;
+  o.chip = &roofline::chip("h100-sxm");
+  auto r = roofline::make_report(*t, o, words);
+  REQUIRE(r.ok());
+  CHECK(r->chip_source == "chip argument");
+  CHECK(roofline::in_words("times summed; set ReportOptions::device_id for one", words) ==
+        "times summed; pass device=N for one");
+}
+
+TEST_CASE("match: use_calibration_file takes the entries for the trace's chip and the what-if chip") {
+  auto t = roofline::read_trace(roofline::testing::test_data("trace/kineto_small.json").string());
+  REQUIRE(t.ok());
+  roofline::CalibrationFile file;
+  for (const char* name : {"h100-sxm", "tpu-v5e"}) {
+    roofline::CalibrationFit fit;
+    fit.calibration = roofline::default_calibration(roofline::chip(name));
+    fit.calibration.origin = std::string("entry for ") + name;
+    file.chips.push_back(fit);
+  }
+  roofline::ReportOptions o;  // chip detected: the trace's H100
+  o.target_chip = &roofline::chip("b200");  // not in the file: its built-in calibration
+  roofline::use_calibration_file(*t, file, o);
+  REQUIRE(o.calibration != nullptr);
+  CHECK(o.calibration->origin == "entry for h100-sxm");
+  CHECK(o.target_calibration == nullptr);
+  auto r = roofline::make_report(*t, o);
+  REQUIRE(r.ok());
+  CHECK(r->calibration == "entry for h100-sxm");
+  roofline::ReportOptions given;
+  given.chip = &roofline::chip("tpu-v5e");
+  roofline::use_calibration_file(*t, file, given);
+  REQUIRE(given.calibration != nullptr);
+  CHECK(given.calibration->origin == "entry for tpu-v5e");
 }

@@ -18,7 +18,7 @@ absl::StatusOr<std::vector<std::string>> trace_paths(const std::vector<std::stri
 
 // The report of the trace at `path`, predicted on `chip` (nullptr: the chip
 // the trace names, which must be embedded). Errors name the file; they say
-// "set ReportOptions::chip" where a chip must be given (in_option_words).
+// "set ReportOptions::chip" where a chip must be given (in_words).
 absl::StatusOr<FidelityTrace> read_fidelity_trace(const std::string& path, const Chip* chip,
                                                   const TraceReadOptions& options);
 

@@ -43,14 +43,17 @@ inline constexpr std::string_view kGivenChipSource = "ReportOptions::chip";
 // The end of the note on a report that sums several devices.
 inline constexpr std::string_view kOneDeviceAdvice = "set ReportOptions::device_id for one";
 
-// A front end's words for those three phrases ("pass --chip NAME", "--chip",
-// "use --device N for one"), and `text` with each phrase put in its words.
+// A front end's own words for the three phrases above: the CLI's
+// {"pass --chip NAME", "--chip", "use --device N for one"}, Python's
+// {"pass chip=NAME", "chip argument", "pass device=N for one"}.
 struct OptionWords {
-  std::string_view set_chip;
-  std::string_view given_chip;
-  std::string_view one_device;
+  std::string_view set_chip_advice;
+  std::string_view given_chip_source;
+  std::string_view one_device_advice;
 };
-std::string in_option_words(std::string text, const OptionWords& words);
+
+// `text` with every phrase above replaced by its word in `words`.
+std::string in_words(std::string text, const OptionWords& words);
 
 struct ChipChoice {
   const Chip* chip = nullptr;  // never null in a returned choice

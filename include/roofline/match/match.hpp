@@ -40,6 +40,8 @@
 
 namespace roofline {
 
+struct CalibrationFile;  // roofline/calibrate/io.hpp
+
 struct ReportOptions {
   // The chip to predict on; nullptr: the chip the devices report.
   const Chip* chip = nullptr;
@@ -109,5 +111,21 @@ Report aggregate(const Match& match);
 
 // aggregate(match(trace, options)).
 absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& options);
+
+// The same, with the error message, Report::chip_source and the notes in a
+// front end's words for the options (identify.hpp: OptionWords).
+absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& options, const OptionWords& words);
+
+// Points options.calibration at `file`'s entry for the chip the report will
+// predict on (options.chip, else the chip the trace's selected devices name)
+// and options.target_calibration at its entry for the what-if chip; a chip
+// the file has no entry for keeps its built-in calibration (nullptr), as
+// does a trace whose chip cannot be decided (make_report then says why).
+// Call it after setting chip, target_chip and device_id; `file` must
+// outlive `options`.
+//
+//   roofline::CalibrationFile cal = *roofline::read_calibration_file("cal.json");
+//   roofline::use_calibration_file(*trace, cal, options);
+void use_calibration_file(const Trace& trace, const CalibrationFile& file, ReportOptions& options);
 
 }  // namespace roofline

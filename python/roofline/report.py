@@ -1,0 +1,293 @@
+"""Measured traces: roofline.stats(path) and roofline.report(path).
+
+The trace is read and matched once, in C++ (roofline._core); every output
+is rendered from that one report on demand, by the renderers the CLI uses::
+
+    r = roofline.report("profile/")          # an .xplane.pb, a trace JSON, a directory
+    r.summary.mfu, r.summary.predicted_s     # whole-run figures
+    r.ops[0]["name"], r.ops[0]["measured_s"] # one dict per op, the JSON report's keys
+    r.to_json() == `roofline report profile/ --format json`
+    r                                        # in Jupyter: the HTML report inline
+
+docs/python.md ("Traces and reports") and docs/report.md say what each
+figure means.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import os
+from typing import Any, Iterable, Optional, Union
+
+from roofline import _core
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+# The read limits of roofline::TraceReadOptions, as keyword arguments (the
+# CLI's --max-events, --max-ops, --max-inflated-bytes, --max-decompressed-bytes).
+READ_LIMITS = ("max_events", "max_ops", "max_inflated_bytes", "max_decompressed_bytes")
+
+
+def _read_limits(given: dict) -> dict:
+    unknown = sorted(set(given) - set(READ_LIMITS))
+    if unknown:
+        raise TypeError(f"unknown read limit(s) {', '.join(unknown)}; known: {', '.join(READ_LIMITS)}")
+    return given
+
+
+def _chip(chip) -> Optional[_core.Chip]:
+    """None, a roofline.Chip, an embedded chip's name or a spec file's path."""
+    if chip is None or isinstance(chip, _core.Chip):
+        return chip
+    if isinstance(chip, (str, os.PathLike)):
+        return _core.chip(os.fspath(chip))
+    raise TypeError(f"chip: expected a name, a path or a roofline.Chip, got {type(chip).__name__}")
+
+
+def _paths(hlo) -> list:
+    if hlo is None:
+        return []
+    if isinstance(hlo, (str, os.PathLike)):
+        return [os.fspath(hlo)]
+    return [os.fspath(p) for p in hlo]
+
+
+def _require_pandas(what: str):
+    try:
+        import pandas
+    except ImportError as e:
+        raise ImportError(f"{what}.to_pandas() needs pandas (pip install pandas); "
+                          f"without it, use .ops (a list of dicts) or .to_csv()") from e
+    return pandas
+
+
+def _frame(what: str, rows: list, first: Iterable[str]):
+    """A DataFrame of `rows` (dicts with one set of keys) with `first` leading."""
+    pandas = _require_pandas(what)
+    if not rows:
+        return pandas.DataFrame()
+    lead = [k for k in first if k in rows[0]]
+    return pandas.DataFrame(rows, columns=lead + [k for k in rows[0] if k not in lead])
+
+
+@dataclasses.dataclass(frozen=True)
+class ReportSummary:
+    """Whole-run figures of a report: the keys of the JSON report's top level
+    and its "summary", with their units (docs/report.md). Times over several
+    devices are device-seconds (summed over devices)."""
+
+    trace: str
+    chip: str                 # the chip the predictions used
+    chip_source: str          # "detected from device 'TPU v6 lite'" or "chip argument"
+    target_chip: Optional[str]
+    calibration: Optional[str]         # where the expected times came from (origin)
+    target_calibration: Optional[str]  # the same for the what-if chip
+    dominant_dtype: str       # the dtype whose peak MFU uses
+    peak_flops_per_s: float
+    hbm_bytes_per_s: float
+    measured_s: float         # device busy time
+    wall_s: float             # first op start to last op end, per device
+    predicted_s: float        # roofline lower bound of the predicted ops
+    expected_s: float         # their calibrated expected time
+    matched_measured_s: float  # measured time of the predicted ops
+    unmatched_s: float
+    async_measured_s: float
+    async_predicted_s: float
+    model_flops: float
+    hardware_flops: float
+    mfu: float                # model_flops / (wall_s x peak of dominant_dtype)
+    hfu: float
+    mfu_convention: str
+    duty_cycle: float
+    idle_s: float
+    nothing_predicted: Optional[str]  # the headline when no op has a prediction
+    by_category: list = dataclasses.field(repr=False)
+    steps: list = dataclasses.field(repr=False)
+    modules: list = dataclasses.field(repr=False)
+
+    @classmethod
+    def _from_json(cls, j: dict) -> "ReportSummary":
+        top = {k: j[k] for k in ("trace", "chip", "chip_source", "target_chip", "dominant_dtype",
+                                 "peak_flops_per_s", "hbm_bytes_per_s", "nothing_predicted")}
+        return cls(**top, calibration=j["calibration"]["origin"],
+                   target_calibration=j["calibration"]["target_origin"], **j["summary"])
+
+
+def _iframe(page: str) -> str:
+    """A whole HTML page as one <iframe>: a notebook inserts output HTML into
+    its own page, where the report's <html>, <body> and <style> would restyle
+    the notebook and its <script> might not run. srcdoc keeps the page whole
+    and apart; every character of it is escaped into the attribute, so no
+    markup of the page (nor an op name in it) reaches the notebook's DOM.
+    The sandbox lets the table-sorting script run, without the notebook's origin."""
+    return ('<iframe sandbox="allow-scripts" style="width:100%;height:720px;border:0" '
+            f'srcdoc="{html.escape(page, quote=True)}"></iframe>')
+
+
+class Report:
+    """A measured trace against the roofline of every op in it: what
+    `roofline report` prints, made once and rendered on demand."""
+
+    def __init__(self, core: _core.TraceReport):
+        self._core = core
+        self._json: Optional[dict] = None
+        self._summary: Optional[ReportSummary] = None
+
+    def _value(self) -> dict:
+        if self._json is None:
+            self._json = self._core.json_value()
+        return self._json
+
+    @property
+    def summary(self) -> ReportSummary:
+        if self._summary is None:
+            self._summary = ReportSummary._from_json(self._value())
+        return self._summary
+
+    @property
+    def ops(self) -> list:
+        """One dict per op, largest measured time first, with the keys of the
+        JSON report's "ops" (name, count, measured_s, predicted_s, expected_s,
+        bound, match, reason, ...); None for figures an op does not have."""
+        return self._value()["ops"]
+
+    @property
+    def devices(self) -> list:
+        return self._value()["devices"]
+
+    @property
+    def notes(self) -> list:
+        return self._value()["notes"]
+
+    @property
+    def trace_formats(self) -> list:
+        """The format of each file read: "xplane", "kineto-json", ..."""
+        return list(self._core.formats)
+
+    @property
+    def launching_calls(self) -> int:
+        """Distinct framework-op calls (PyTorch cpu_ops) that launched kernels."""
+        return self._core.launching_calls
+
+    @property
+    def launching_calls_with_input_dims(self) -> int:
+        """How many of them carry "Input Dims" (torch.profiler's record_shapes=True)."""
+        return self._core.launching_calls_with_input_dims
+
+    def to_json(self) -> str:
+        """Exactly what `roofline report TRACE --format json` prints."""
+        return self._core.render("json")
+
+    def to_text(self, top: int = 15) -> str:
+        return self._core.render("text", top)
+
+    def to_markdown(self, top: int = 15) -> str:
+        return self._core.render("md", top)
+
+    def to_csv(self) -> str:
+        return self._core.render("csv")
+
+    def to_html(self, top: int = 15) -> str:
+        """The CLI's self-contained HTML page (--format html)."""
+        return self._core.render("html", top)
+
+    def _repr_html_(self) -> str:
+        return _iframe(self.to_html())
+
+    def to_pandas(self):
+        """The ops as a pandas DataFrame, one row per op (columns: the keys of .ops)."""
+        first = ("name", "module", "count", "measured_s", "predicted_s", "expected_s", "bound")
+        return _frame("Report", self.ops, first)
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (f"<roofline.Report {s.trace!r} on {s.chip}: {len(self.ops)} ops, measured_s={s.measured_s:.6g}, "
+                f"predicted_s={s.predicted_s:.6g}, expected_s={s.expected_s:.6g}, mfu={s.mfu:.4g}>")
+
+
+class Stats:
+    """Op statistics of a measured trace, as `roofline stats` computes them:
+    per device (busy, idle, duty cycle, steps, idle gaps) and per op."""
+
+    def __init__(self, core: _core.TraceStats):
+        self._core = core
+        self._json: Optional[dict] = None
+
+    def _value(self) -> dict:
+        if self._json is None:
+            self._json = self._core.json_value()
+        return self._json
+
+    @property
+    def devices(self) -> list:
+        """One dict per device with op events: the JSON's "devices"."""
+        return self._value()["devices"]
+
+    @property
+    def ops(self) -> list:
+        """One dict per op, largest total self time first: the JSON's "ops"."""
+        return self._value()["ops"]
+
+    @property
+    def categories(self) -> list:
+        return self._value()["categories"]
+
+    @property
+    def busy_s(self) -> float:
+        return self._value()["busy_s"]
+
+    @property
+    def idle_s(self) -> float:
+        return self._value()["idle_s"]
+
+    @property
+    def duty_cycle(self) -> float:
+        return self._value()["duty_cycle"]
+
+    @property
+    def warnings(self) -> list:
+        return self._value()["warnings"]
+
+    def to_json(self, top: Optional[int] = None) -> str:
+        """Exactly what `roofline stats TRACE --format json [--top TOP]` prints."""
+        return self._core.to_json(top)
+
+    def to_csv(self, top: Optional[int] = None) -> str:
+        return self._core.to_csv(top)
+
+    def to_pandas(self):
+        """The ops as a pandas DataFrame, one row per op."""
+        first = ("module", "name", "kernel", "category", "count", "total_s", "median_s", "share")
+        return _frame("Stats", self.ops, first)
+
+    def __repr__(self) -> str:
+        v = self._value()
+        return (f"<roofline.Stats {v['source']!r}: {len(self.devices)} devices with ops, {len(self.ops)} ops, "
+                f"busy_s={self.busy_s:.6g}, duty_cycle={self.duty_cycle:.4g}>")
+
+
+def report(path: PathLike, chip=None, target_chip=None, hlo=None, calibration: Optional[PathLike] = None,
+           device: Optional[int] = None, **read_limits: Any) -> Report:
+    """Expected vs observed: every op of the trace at `path` (a file or a
+    profile directory) against its roofline, as `roofline report` makes it.
+
+    chip, target_chip: a name ('tpu-v6e'), a spec file's path or a
+    roofline.Chip; chip None: the chip the trace's devices name.
+    hlo: a path or a list of paths of HLO modules to cost the ops from.
+    calibration: None (built-in) or a file `roofline calibrate` wrote; its
+    entries for the chip and the what-if chip are used.
+    device: only the device with this id (default: all, times summed).
+    read_limits: max_events, max_ops, max_inflated_bytes, max_decompressed_bytes.
+
+    Raises FileNotFoundError for a file that is not there, ValueError for
+    anything else (a damaged trace: the file and the byte offset or line:col).
+    """
+    return Report(_core.trace_report(path, chip=_chip(chip), target_chip=_chip(target_chip), hlo=_paths(hlo),
+                                     calibration=calibration, device=device, **_read_limits(read_limits)))
+
+
+def stats(path: PathLike, device: Optional[int] = None, **read_limits: Any) -> Stats:
+    """What the trace at `path` spent its time on, per device and per op, as
+    `roofline stats` computes it. Errors as report()."""
+    return Stats(_core.trace_stats(path, device=device, **_read_limits(read_limits)))

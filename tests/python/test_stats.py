@@ -1,0 +1,74 @@
+"""roofline.stats(path): `roofline stats` from Python."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import roofline
+
+
+def cli_stats(cli, *args, fmt="json"):
+    done = subprocess.run([cli, "stats", *map(str, args), "--format", fmt], capture_output=True, check=True)
+    return done.stdout.decode("utf-8")
+
+
+@pytest.fixture(scope="module")
+def traces(repo):
+    data = repo / "tests" / "data" / "trace"
+    return [repo / "examples" / "profiles", data / "kineto_small.json.gz", data / "jax_cpu8.xplane.pb"]
+
+
+def test_json_and_csv_are_the_cli_output(cli, traces):
+    for trace in traces:
+        s = roofline.stats(trace)
+        assert s.to_json() == cli_stats(cli, trace)
+        assert s.to_csv() == cli_stats(cli, trace, fmt="csv")
+        assert s.to_json(top=2) == cli_stats(cli, trace, "--top", 2)
+    profile = traces[0]
+    assert roofline.stats(profile, device=2).to_json() == cli_stats(cli, profile, "--device", 2)
+
+
+def test_fields_are_the_json_figures(cli, traces):
+    for trace in traces:
+        s = roofline.stats(trace)
+        j = json.loads(cli_stats(cli, trace))
+        assert s.devices == j["devices"] and s.ops == j["ops"] and s.categories == j["categories"]
+        assert (s.busy_s, s.idle_s, s.duty_cycle, s.warnings) == (j["busy_s"], j["idle_s"], j["duty_cycle"],
+                                                                  j["warnings"])
+        # roofline/trace/op_stats.hpp: over all devices, busy and idle are sums
+        # and the duty cycle is busy over the sum of windows.
+        assert s.busy_s == pytest.approx(sum(d["busy_s"] for d in s.devices), rel=1e-12)
+        assert s.idle_s == pytest.approx(sum(d["idle_s"] for d in s.devices), rel=1e-12)
+        # ... and each device's busy time splits into compute, collective and data movement.
+        for d in s.devices:
+            assert d["busy_s"] == pytest.approx(d["compute_s"] + d["collective_s"] + d["data_movement_s"], rel=1e-9)
+
+
+def test_pandas(traces, monkeypatch):
+    pandas = pytest.importorskip("pandas")
+    s = roofline.stats(traces[0])
+    df = s.to_pandas()
+    assert isinstance(df, pandas.DataFrame) and len(df) == len(s.ops)
+    assert list(df["total_s"]) == [o["total_s"] for o in s.ops]
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ImportError, match=r"Stats\.to_pandas\(\) needs pandas"):
+        s.to_pandas()
+
+
+def test_errors_are_located(repo, traces, tmp_path):
+    with pytest.raises(FileNotFoundError):
+        roofline.stats(tmp_path / "absent.xplane.pb")
+    gz = traces[1].read_bytes()
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes(gz[: len(gz) // 2])
+    with pytest.raises(ValueError, match=r"cut\.json\.gz: "):
+        roofline.stats(cut)
+    text = (repo / "tests" / "data" / "trace" / "kineto_small.json").read_text()
+    broken = tmp_path / "broken.json"
+    broken.write_text(text.replace('"dur": 20.000', '"dur": "20"', 1))
+    with pytest.raises(ValueError, match=r"broken\.json: .*dur"):
+        roofline.stats(broken)
+    with pytest.raises(ValueError, match="no device 7 with op events"):
+        roofline.stats(traces[0], device=7)
