@@ -48,7 +48,7 @@ from roofline._core import (  # noqa: F401  planning: ops on meshes, plan, calib
     plan,
     read_calibration,
 )
-from roofline.report import Report, ReportSummary, Stats, report, stats  # noqa: F401
+from roofline._report import Report, ReportSummary, Stats, report, stats  # noqa: F401
 from roofline import torch  # noqa: F401,E402  (roofline.torch.report; never imports torch)
 
 __version__ = "0.1.0"

@@ -37,7 +37,6 @@ import math
 import os
 import shutil
 import tempfile
-import types
 from typing import Any, Mapping, Optional
 
 HLO_FORMS = ("partitioned", "compiled", "lowered")
@@ -319,16 +318,6 @@ def report(profile_dir, **kwargs):
     """The report of a jax.profiler trace directory (or one .xplane.pb):
     roofline.report(profile_dir, **kwargs), which reads the trace and the HLO
     it embeds and sets each measured op beside its prediction."""
-    import roofline
+    from roofline._report import report as _report
 
-    impl = getattr(roofline, "report", None)
-    if impl is None:
-        try:
-            import roofline.report as impl  # the module, when __init__ does not re-export it
-        except ImportError:
-            impl = None
-    if isinstance(impl, types.ModuleType):
-        impl = getattr(impl, "report", None)
-    if impl is None or not callable(impl):
-        raise NotImplementedError("roofline.report is not in this build of the package")
-    return impl(os.fspath(profile_dir), **kwargs)
+    return _report(os.fspath(profile_dir), **kwargs)

@@ -18,7 +18,7 @@ import tempfile
 import warnings
 from typing import Any
 
-from roofline.report import Report, report as _report
+from roofline._report import Report, report as _report
 
 RECORD_SHAPES_ADVICE = (
     "the trace's CPU ops carry no input shapes (no \"Input Dims\"), so its kernels cannot be costed "

@@ -51,7 +51,8 @@ void bind_chips(nb::module_& m) {
       "The embedded chips, by name.");
   m.def(
       "chip",
-      [](const std::string& name_or_path) {
+      [](const nb::handle& name_or_path_arg) {
+        const std::string name_or_path = path_from(name_or_path_arg);
         // A missing spec file is FileNotFoundError; an unknown name is ValueError.
         const bool path = name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".json");
         return value(resolve_chip(name_or_path), path ? &name_or_path : nullptr);

@@ -30,6 +30,7 @@ def test_chip_from_its_own_json(tmp_path):
     spec = tmp_path / "mine.json"
     spec.write_text(roofline.chip("h100-sxm").to_json())
     assert roofline.chip(str(spec)).hbm_bytes_per_s == roofline.chip("h100-sxm").hbm_bytes_per_s
+    assert roofline.chip(spec).name == "h100-sxm"  # an os.PathLike too
 
 
 def test_errors_are_value_and_file_not_found(tmp_path):

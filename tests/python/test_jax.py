@@ -141,18 +141,6 @@ def test_import_without_jax_and_a_clear_error():
     assert "ImportError: roofline.jax needs jax: pip install jax" in out
 
 
-def test_report_passes_through_to_roofline_report(monkeypatch, tmp_path):
-    seen = {}
-
-    def fake(path, **kwargs):
-        seen.update(path=path, **kwargs)
-        return "the report"
-
-    monkeypatch.setattr(roofline, "report", fake, raising=False)
-    assert rj.report(tmp_path, chip="tpu-v5e", target_chip="tpu-v6e") == "the report"
-    assert seen == {"path": os.fspath(tmp_path), "chip": "tpu-v5e", "target_chip": "tpu-v6e"}
-
-
 def test_report_of_a_jax_profile(repo):
     # A CPU profile names no accelerator: the chip is given, as a user would.
     profile = repo / "tests" / "data" / "jax" / "matmul_2d.xplane.pb.gz"
