@@ -36,8 +36,8 @@ absl::StatusOr<std::vector<HloModule>> read_modules(const std::string& list) {
 }
 
 int run(const Args& args) {
-  if (args.positional().size() != 1)
-    return fail_usage("report: expected one trace (a file or a profile directory)");
+  if (args.positional().empty())
+    return fail_usage("report: expected a trace (a file, a profile directory or a glob pattern; several are read as one job)");
   auto fmt_name = args.format({"text", "md", "json", "csv", "html"});
   if (!fmt_name.ok()) return fail(fmt_name.status());
   const ReportFormat format = *parse_report_format(*fmt_name);
@@ -79,7 +79,7 @@ int run(const Args& args) {
   }
   auto read_options = trace_read_options(args);
   if (!read_options.ok()) return fail(read_options.status());
-  auto trace = read_trace(args.positional()[0], *read_options);
+  auto trace = read_trace_args(args.positional(), *read_options);
   if (!trace.ok()) return fail(trace.status());
   // The calibration file's entries for the chip (given, or the one the
   // trace names) and the what-if chip; a chip it lacks keeps its built-in one.
@@ -99,7 +99,7 @@ int run(const Args& args) {
 
 ROOFLINE_CLI_COMMAND({
     .name = "report",
-    .usage = "roofline report TRACE [--hlo FILE[,FILE]] [--chip NAME|PATH] [--target-chip NAME|PATH] [--calibration FILE] "
+    .usage = "roofline report TRACE... [--jobs N] [--hlo FILE[,FILE]] [--chip NAME|PATH] [--target-chip NAME|PATH] [--calibration FILE] "
              "[--device N] [--top N] [--format text|md|json|csv|html] [-o FILE]",
     .summary = "Expected vs observed: every op of a measured trace against its roofline, with MFU.",
     .options = with_read_limits({{"hlo", "FILE[,FILE]", "HLO text or HloProto modules to cost the trace's ops from"},

@@ -1,4 +1,4 @@
-// roofline stats TRACE: what a measured trace spent its time on, per device
+// roofline stats TRACE...: what a measured trace spent its time on, per device
 // and per op, like a profiler's overview and HLO Op Stats pages.
 #include <algorithm>
 #include <cstdio>
@@ -136,7 +136,8 @@ void print_text(const Trace& t, const TraceStats& s, std::size_t top) {
 int run_stats(const Args& args) {
   auto fmt = args.format({"text", "json", "csv"});
   if (!fmt.ok()) return fail(fmt.status());
-  if (args.positional().size() != 1) return fail_usage("stats: expected exactly one TRACE (file or directory)");
+  if (args.positional().empty())
+    return fail_usage("stats: expected a TRACE (file, directory or glob pattern; several are read as one job)");
   OpStatsOptions options;
   if (args.has("device")) {
     auto d = args.get_int("device", std::nullopt, kIntRange);
@@ -149,11 +150,11 @@ int run_stats(const Args& args) {
 
   auto read_options = trace_read_options(args);
   if (!read_options.ok()) return fail(read_options.status());
-  auto trace = read_trace(args.positional()[0], *read_options);
+  auto trace = read_trace_args(args.positional(), *read_options);
   if (!trace.ok()) return fail(trace.status());
   const TraceStats s = compute_op_stats(*trace, options);
   if (options.device_id && s.devices.empty())
-    return fail(absl::NotFoundError(cat(args.positional()[0], ": no device ", *options.device_id,
+    return fail(absl::NotFoundError(cat(args.positional().size() == 1 ? args.positional()[0] : trace->source, ": no device ", *options.device_id,
                                         " with op events")));
   const std::size_t limit = *top < 0 ? s.ops.size() : static_cast<std::size_t>(*top);
 
@@ -172,8 +173,8 @@ int run_stats(const Args& args) {
 
 ROOFLINE_CLI_COMMAND({
     .name = "stats",
-    .usage = "roofline stats TRACE [--device N] [--top N] [--format text|json|csv]",
-    .summary = "Op statistics of a measured trace (.xplane.pb, trace JSON, PyTorch trace, or a profile directory).",
+    .usage = "roofline stats TRACE... [--jobs N] [--device N] [--top N] [--format text|json|csv]",
+    .summary = "Op statistics of a measured trace (.xplane.pb, trace JSON, PyTorch trace, or a profile directory; several, or glob patterns, as the hosts of one job).",
     .options = with_read_limits({{"device", "N", "only devices with this id (TPU:N, GPU N)"},
                                  {"top", "N", "ops listed (default 20 in text, all in json/csv)"},
                                  {"format", "text|json|csv", "output format (default text)"}}),

@@ -1,7 +1,14 @@
 // Read limits as command-line options (read_limits.hpp).
 #include "src/cli/read_limits.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
 #include "roofline/detail/cat.hpp"
+#include "roofline/format/units.hpp"
 
 namespace roofline::cli {
 
@@ -16,6 +23,8 @@ std::vector<OptionSpec> with_read_limits(std::vector<OptionSpec> options) {
            ")")},
       {"max-decompressed-bytes", "N",
        cat("gunzipped bytes streamed from a .json.gz (default ", d.max_decompressed_bytes, ")")},
+      {"jobs", "N",
+       "files of a directory or list read at once, each held parsed until merged (default: one per core)"},
   };
   options.insert(options.end(), limits.begin(), limits.end());
   return options;
@@ -37,7 +46,40 @@ absl::StatusOr<TraceReadOptions> trace_read_options(const Args& args) {
                                     {"max-decompressed-bytes", &o.max_decompressed_bytes}}) {
     if (absl::Status s = take(name, *field); !s.ok()) return s;
   }
+  if (args.has("jobs")) {
+    auto v = args.get_int("jobs", std::nullopt, IntRange{1, 4096});
+    if (!v.ok()) return v.status();
+    o.jobs = static_cast<unsigned>(*v);
+  }
   return o;
+}
+
+absl::StatusOr<Trace> read_trace_args(const std::vector<std::string>& traces, TraceReadOptions options) {
+  const bool terminal = ::isatty(STDERR_FILENO) == 1;
+  bool drawn = false;
+  if (terminal) {
+    options.progress = [&drawn](const TraceReadProgress& p) {
+      if (p.files_total < 2) return;
+      // "reading 12/64 files, 3.1 GB of 52 GB [=====     ]": sizes on disk.
+      constexpr int kWidth = 24;
+      const double share = p.bytes_total ? static_cast<double>(p.bytes_done) / static_cast<double>(p.bytes_total)
+                                         : static_cast<double>(p.files_done) / static_cast<double>(p.files_total);
+      const int filled = std::clamp(static_cast<int>(share * kWidth), 0, kWidth);
+      const std::string bar = std::string(static_cast<std::size_t>(filled), '=') +
+                              std::string(static_cast<std::size_t>(kWidth - filled), ' ');
+      std::fprintf(stderr, "\rreading %zu/%zu files, %s of %s [%s]\x1b[K", p.files_done, p.files_total,
+                   format_bytes(static_cast<double>(p.bytes_done)).c_str(),
+                   format_bytes(static_cast<double>(p.bytes_total)).c_str(), bar.c_str());
+      std::fflush(stderr);
+      drawn = true;
+    };
+  }
+  auto trace = read_traces(traces, options);
+  if (drawn) {
+    std::fprintf(stderr, "\r\x1b[K");  // the line cleared, for what follows
+    std::fflush(stderr);
+  }
+  return trace;
 }
 
 }  // namespace roofline::cli

@@ -1,14 +1,21 @@
 // Format sniffing, directories, and merging what several files held.
 #include <fcntl.h>
+#include <glob.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <map>
+#include <mutex>
+#include <optional>
+#include <set>
 #include <system_error>
+#include <thread>
 
 #include "roofline/detail/cat.hpp"
 #include "roofline/detail/status_macros.hpp"
@@ -192,7 +199,10 @@ void merge(detail::TraceBuilder& b, Trace part, const std::string& host_fallback
   if (!t.time_origin_ns) t.time_origin_ns = part.time_origin_ns;
 }
 
-absl::StatusOr<Trace> read_directory(const std::string& dir, const TraceReadOptions& options) {
+// The profile files of a directory, in the order they are merged, and what
+// the listing has to say (a capture folder chosen among several).
+absl::Status list_directory(const std::string& dir, std::vector<std::string>& files,
+                            std::vector<std::string>& warnings) {
   std::map<std::string, std::vector<std::string>> by_folder;
   std::error_code ec;
   fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
@@ -205,13 +215,12 @@ absl::StatusOr<Trace> read_directory(const std::string& dir, const TraceReadOpti
   }
   if (by_folder.empty())
     return absl::NotFoundError(cat(dir, ": no profile files (*.xplane.pb, *.xplane.pb.gz, *.json, *.json.gz) under it"));
-  std::vector<std::string> warnings;
   // jax writes each capture to plugins/profile/<run>/, <run> a timestamp.
   // Sibling run folders are separate captures: read the newest.
   if (by_folder.size() > 1) {
     const fs::path parent = fs::path(by_folder.begin()->first).parent_path();
     bool siblings = parent.filename() == "profile";
-    for (const auto& [folder, files] : by_folder)
+    for (const auto& [folder, list] : by_folder)
       if (fs::path(folder).parent_path() != parent) siblings = false;
     if (siblings) {
       auto last = std::prev(by_folder.end());
@@ -220,7 +229,6 @@ absl::StatusOr<Trace> read_directory(const std::string& dir, const TraceReadOpti
       by_folder = {*last};
     }
   }
-  std::vector<std::string> files;
   for (auto& [folder, list] : by_folder) {
     std::sort(list.begin(), list.end());
     std::vector<std::string> xplanes, json;
@@ -237,23 +245,158 @@ absl::StatusOr<Trace> read_directory(const std::string& dir, const TraceReadOpti
       if (!(has_host_json && fs::path(f).filename().string().rfind("perfetto_trace.json", 0) == 0))
         files.push_back(f);
   }
-  detail::TraceBuilder b(dir);
+  return absl::OkStatus();
+}
+
+// One file to read and merge. `found`: a directory or a pattern found it, so
+// JSON that holds no trace is skipped rather than an error.
+struct InputFile {
+  std::string path;
+  bool found = false;
+  std::uint64_t size_bytes = 0;
+};
+
+// Reads files on up to options.jobs threads and hands each result to
+// `consume` on the calling thread in file order, so that what is merged does
+// not depend on the threads. A worker takes file i only while i < merged +
+// workers: at most `workers` files are read or held unmerged at once, which
+// bounds memory when one early file is slow. consume returns false to stop
+// (an error): workers finish the file they hold and take no other.
+template <class Consume>
+void read_in_order(const std::vector<InputFile>& files, const TraceReadOptions& options, Consume consume) {
+  const std::size_t n = files.size();
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t workers = std::min<std::size_t>(options.jobs == 0 ? cores : options.jobs, n);
+  TraceReadProgress progress{.files_total = n};
+  for (const InputFile& f : files) progress.bytes_total += f.size_bytes;
+  auto report = [&](std::size_t i) {
+    if (!options.progress) return;
+    ++progress.files_done;
+    progress.bytes_done += files[i].size_bytes;
+    progress.file = files[i].path;
+    options.progress(progress);
+  };
+  if (workers <= 1) {
+    for (std::size_t i = 0; i < n; ++i) {
+      absl::StatusOr<Trace> part = read_file(files[i].path, options);
+      report(i);
+      if (!consume(i, std::move(part))) return;
+    }
+    return;
+  }
+  // Each .gz file may inflate on a thread of its own: only while that leaves
+  // no more threads than cores.
+  TraceReadOptions file_options = options;
+  file_options.progress = nullptr;
+  file_options.background_inflate = options.background_inflate && workers * 2 <= cores;
+
+  struct Done {
+    absl::StatusOr<Trace> trace = absl::UnknownError("not read");
+    std::exception_ptr thrown;  // rethrown on the calling thread, as a sequential read would throw
+  };
+  std::mutex mu;
+  std::condition_variable finished_cv, window_cv;
+  std::vector<std::optional<Done>> results(n);
+  std::vector<std::size_t> finish_order;
+  std::size_t next = 0, merged = 0;
+  bool stop = false;
+
+  auto work = [&] {
+    for (;;) {
+      std::size_t i;
+      {
+        std::unique_lock lock(mu);
+        window_cv.wait(lock, [&] { return stop || next >= n || next < merged + workers; });
+        if (stop || next >= n) return;
+        i = next++;
+      }
+      Done d;
+      try {
+        d.trace = read_file(files[i].path, file_options);
+      } catch (...) {
+        d.thrown = std::current_exception();
+      }
+      {
+        std::lock_guard lock(mu);
+        results[i] = std::move(d);
+        finish_order.push_back(i);
+      }
+      finished_cv.notify_one();
+    }
+  };
+  // Destroyed before `pool` (reverse order of declaration): on any return
+  // or exception it wakes the workers to stop, then the jthreads join them.
+  std::vector<std::jthread> pool;
+  pool.reserve(workers);
+  struct Stopper {
+    std::mutex& mu;
+    bool& stop;
+    std::condition_variable& cv;
+    ~Stopper() {
+      {
+        std::lock_guard lock(mu);
+        stop = true;
+      }
+      cv.notify_all();
+    }
+  } stopper{mu, stop, window_cv};
+  for (std::size_t w = 0; w < workers; ++w) pool.emplace_back(work);
+
+  std::size_t reported = 0;
+  while (merged < n) {
+    std::vector<std::size_t> newly;
+    std::vector<Done> ready;
+    {
+      std::unique_lock lock(mu);
+      finished_cv.wait(lock, [&] { return finish_order.size() > reported; });
+      newly.assign(finish_order.begin() + static_cast<std::ptrdiff_t>(reported), finish_order.end());
+      reported = finish_order.size();
+      for (std::size_t i = merged; i < n && results[i]; ++i) {
+        ready.push_back(std::move(*results[i]));
+        results[i].reset();
+      }
+    }
+    for (std::size_t i : newly) report(i);
+    for (Done& d : ready) {
+      if (d.thrown) std::rethrow_exception(d.thrown);
+      if (!consume(merged, std::move(d.trace))) return;
+      {
+        std::lock_guard lock(mu);
+        ++merged;
+      }
+      window_cv.notify_all();
+    }
+  }
+}
+
+// Reads `files` as the hosts of one job: each part merged in file order,
+// named by its stem when there are several; `warnings` (from the listing)
+// come first.
+absl::StatusOr<Trace> read_files(const std::string& source, const std::vector<InputFile>& files,
+                                 std::vector<std::string> warnings, const TraceReadOptions& options) {
+  detail::TraceBuilder b(source);
   std::size_t read = 0;
-  for (const std::string& f : files) {
-    absl::StatusOr<Trace> part = read_file(f, options);
+  absl::Status error;
+  read_in_order(files, options, [&](std::size_t i, absl::StatusOr<Trace> part) {
+    const std::string& f = files[i].path;
     // Other JSON beside the traces (configs, summaries) is skipped, said so;
     // a damaged trace is an error.
-    if (part.status().code() == absl::StatusCode::kNotFound &&
+    if (files[i].found && part.status().code() == absl::StatusCode::kNotFound &&
         (f.ends_with(".json") || f.ends_with(".json.gz"))) {
       warnings.push_back(cat("skipped ", std::string(part.status().message())));
-      continue;
+      return true;
     }
-    if (!part.ok()) return part.status();
+    if (!part.ok()) {
+      error = part.status();
+      return false;
+    }
     merge(b, std::move(*part), files.size() > 1 ? file_stem(f) : std::string());
     ++read;
-  }
+    return true;
+  });
+  if (!error.ok()) return error;
   if (read == 0)
-    return absl::NotFoundError(cat(dir, ": no trace among its ", files.size(), " candidate files (",
+    return absl::NotFoundError(cat(source, ": no trace among its ", files.size(), " candidate files (",
                                    warnings.empty() ? std::string() : warnings.back(), ")"));
   Trace& t = b.trace();
   t.warnings.insert(t.warnings.begin(), warnings.begin(), warnings.end());
@@ -265,12 +408,88 @@ absl::StatusOr<Trace> read_directory(const std::string& dir, const TraceReadOpti
   return std::move(t);
 }
 
+std::uint64_t size_on_disk(const std::string& path) {
+  std::error_code ec;
+  const std::uintmax_t size = fs::is_regular_file(path, ec) ? fs::file_size(path, ec) : 0;
+  return ec ? 0 : static_cast<std::uint64_t>(size);
+}
+
+// Appends a directory's profile files (found) and its listing's warnings.
+absl::Status add_directory(const std::string& dir, std::vector<InputFile>& files, std::vector<std::string>& warnings) {
+  std::vector<std::string> listed;
+  ROOFLINE_RETURN_IF_ERROR(list_directory(dir, listed, warnings));
+  for (std::string& f : listed) {
+    const std::uint64_t size = size_on_disk(f);
+    files.push_back({.path = std::move(f), .found = true, .size_bytes = size});
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Trace> read_directory(const std::string& dir, const TraceReadOptions& options) {
+  std::vector<InputFile> files;
+  std::vector<std::string> warnings;
+  ROOFLINE_RETURN_IF_ERROR(add_directory(dir, files, warnings));
+  return read_files(dir, files, std::move(warnings), options);
+}
+
+bool has_glob_chars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+
+// The paths a glob(3) pattern matches, sorted; none is an error naming it.
+absl::StatusOr<std::vector<std::string>> expand_glob(const std::string& pattern) {
+  glob_t g{};
+  const int rc = ::glob(pattern.c_str(), GLOB_ERR, nullptr, &g);
+  std::vector<std::string> out;
+  if (rc == 0)
+    for (std::size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
+  ::globfree(&g);
+  if (rc == GLOB_NOMATCH) return absl::NotFoundError(cat(pattern, ": no file matches the pattern"));
+  if (rc == GLOB_NOSPACE) return absl::ResourceExhaustedError(cat(pattern, ": out of memory expanding the pattern"));
+  if (rc != 0) return absl::NotFoundError(cat(pattern, ": cannot expand the pattern (a folder could not be read)"));
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<Trace> read_trace(const std::string& path, const TraceReadOptions& options) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) return read_directory(path, options);
   return read_file(path, options);
+}
+
+absl::StatusOr<Trace> read_traces(const std::vector<std::string>& paths_or_globs, const TraceReadOptions& options) {
+  if (paths_or_globs.empty()) return absl::InvalidArgumentError("no trace given");
+  // Each entry as the paths it names: itself, or a pattern's matches.
+  struct Named {
+    std::string path;
+    bool found = false;
+  };
+  std::vector<Named> named;
+  for (const std::string& entry : paths_or_globs) {
+    std::error_code ec;
+    if (!has_glob_chars(entry) || fs::exists(entry, ec)) {
+      named.push_back({.path = entry, .found = false});
+      continue;
+    }
+    ROOFLINE_ASSIGN_OR_RETURN(std::vector<std::string> matches, expand_glob(entry));
+    for (std::string& m : matches) named.push_back({.path = std::move(m), .found = true});
+  }
+  if (named.size() == 1 && !named.front().found) return read_trace(named.front().path, options);
+  std::vector<InputFile> files;
+  std::vector<std::string> warnings;
+  for (const Named& n : named) {
+    std::error_code ec;
+    if (fs::is_directory(n.path, ec)) {
+      ROOFLINE_RETURN_IF_ERROR(add_directory(n.path, files, warnings));
+    } else {
+      files.push_back({.path = n.path, .found = n.found, .size_bytes = size_on_disk(n.path)});
+    }
+  }
+  // A file met twice (a directory and a pattern inside it) is read once.
+  std::set<std::string> seen;
+  std::erase_if(files, [&](const InputFile& f) { return !seen.insert(f.path).second; });
+  std::string source;
+  for (const std::string& entry : paths_or_globs) source += cat(source.empty() ? "" : " ", entry);
+  return read_files(source, files, std::move(warnings), options);
 }
 
 absl::StatusOr<Trace> parse_xplane(std::string_view bytes, std::string_view origin,

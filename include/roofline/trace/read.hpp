@@ -15,14 +15,28 @@
 // file; an XSpace is decoded in place from a read-only memory map.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "roofline/trace/trace.hpp"
 
 namespace roofline {
+
+// Where a read of several files stands, for a progress display: after each
+// file is read (in the order they finish, not file order).
+struct TraceReadProgress {
+  std::size_t files_done = 0;
+  std::size_t files_total = 0;
+  // Sizes on disk (compressed, for .gz); 0 for a pipe.
+  std::uint64_t bytes_done = 0;
+  std::uint64_t bytes_total = 0;
+  std::string file = {};  // the file just read
+};
 
 // Limits on what a file may make us hold. A hostile or broken file (a gzip
 // bomb, 40 M copies of one event) meets one of them and the read fails with
@@ -44,8 +58,17 @@ struct TraceReadOptions {
   std::uint64_t max_ops = 100'000;
   // Largest single JSON trace event (args included) the tokenizer buffers.
   std::uint64_t max_json_event_bytes = std::uint64_t{256} << 20;
-  // Inflate .gz input on a second thread while the first tokenizes.
+  // Inflate .gz input on a second thread while the first tokenizes (only
+  // while the files read at once leave a core for it: jobs * 2 <= cores).
   bool background_inflate = true;
+  // Files of a directory or a list read at once, one task per file; 0 is
+  // std::thread::hardware_concurrency(). The result does not depend on it:
+  // the parts are merged in file order. Memory: up to `jobs` parsed files
+  // are held before they are merged (and the limits above apply per file).
+  unsigned jobs = 0;
+  // Called on the calling thread (the one that merges) after each file of a
+  // directory or list is read; not for a single file. Empty: no calls.
+  std::function<void(const TraceReadProgress&)> progress = nullptr;
 };
 
 // Reads a file or a directory. For a directory: every *.xplane.pb under it;
@@ -55,8 +78,23 @@ struct TraceReadOptions {
 // last by name (jax names them by time) is read and a warning says so; other
 // folders are all read, as hosts of one job. JSON files that
 // hold no trace (configs, summaries) are skipped with a warning; a damaged
-// trace fails the read.
+// trace fails the read (when several are, the first in file order names the
+// error). A directory's files are read options.jobs at a time.
 absl::StatusOr<Trace> read_trace(const std::string& path, const TraceReadOptions& options = {});
+
+// Several files, directories and glob(3) patterns ("logs/*/plugins/profile",
+// "rank*.pt.trace.json") read as the hosts of one job, merged as read_trace
+// merges the files of a directory: each file's stem names the host of
+// devices that do not name theirs (rank3.pt.trace.json -> "rank3"). An entry
+// that exists is taken as a path even if it holds '*', '?' or '['; a pattern
+// that matches nothing is an error naming it; a file met twice is read once.
+// JSON that holds no trace is skipped with a warning when a directory or a
+// pattern found it, an error when named. One entry naming one path is
+// read_trace(path). The Trace's source is the entries joined by spaces.
+//
+//   auto t = roofline::read_traces({"run/host*.xplane.pb"}, {.jobs = 8});
+absl::StatusOr<Trace> read_traces(const std::vector<std::string>& paths_or_globs,
+                                  const TraceReadOptions& options = {});
 
 // An XSpace (.xplane.pb); `origin` names the bytes in errors.
 absl::StatusOr<Trace> parse_xplane(std::string_view bytes, std::string_view origin,

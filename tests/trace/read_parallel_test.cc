@@ -1,0 +1,189 @@
+// Many files read at once (TraceReadOptions::jobs) and lists of files,
+// directories and glob patterns (read_traces): the result is the sequential
+// read's, whatever the threads did. Fixtures are copies of the small test
+// traces under several host names, made in a temp folder.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "roofline/report/json.hpp"
+#include "roofline/trace/op_stats.hpp"
+#include "roofline/trace/read.hpp"
+#include "tests/cli_support.hpp"
+#include "tests/test_support.hpp"
+
+using namespace roofline;
+using roofline::testing::run_cli;
+using roofline::testing::test_data;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path temp_dir(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / ("roofline_parallel_test_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+// Six ranks, plain and gzip'd Kineto, and an eight-device jax export: mixed
+// formats and sizes, so that the files finish out of order.
+fs::path make_ranks(const std::string& name) {
+  const fs::path root = temp_dir(name);
+  for (int r = 0; r < 6; ++r)
+    fs::copy_file(test_data(r % 2 ? "trace/kineto_small.json.gz" : "trace/kineto_small.json"),
+                  root / ("rank" + std::to_string(r) + (r % 2 ? ".pt.trace.json.gz" : ".pt.trace.json")));
+  fs::copy_file(test_data("trace/jax_cpu8.trace.json.gz"), root / "vm.trace.json.gz");
+  return root;
+}
+
+// What `roofline stats --format json` prints for the trace, all ops, without
+// its source (a list names its entries, a directory itself).
+std::string stats_json(const Trace& t) {
+  nlohmann::json j = nlohmann::json::parse(to_json(t, compute_op_stats(t), static_cast<std::size_t>(-1)).dump());
+  j.erase("source");
+  return j.dump();
+}
+
+}  // namespace
+
+TEST_CASE("read: a directory of several hosts reads the same with 1 and 4 jobs") {
+  const fs::path root = make_ranks("jobs");
+  std::ofstream(root / "config.json") << R"({"batch_size": 32})";  // skipped, with a warning
+  auto one = read_trace(root.string(), {.jobs = 1});
+  REQUIRE(one.ok());
+  // Six Kineto ranks with one GPU each, and the eight XLA:CPU devices of vm.
+  REQUIRE(one->devices.size() == 6 + 8);
+  CHECK(one->devices[0].host == "rank0");
+  CHECK(one->devices[5].host == "rank5");
+  CHECK(one->files.size() == 7);
+  for (int run = 0; run < 5; ++run) {
+    auto four = read_trace(root.string(), {.jobs = 4});
+    REQUIRE(four.ok());
+    CHECK(four->source == one->source);
+    CHECK(four->files == one->files);
+    CHECK(four->warnings == one->warnings);
+    CHECK(stats_json(*four) == stats_json(*one));
+  }
+  fs::remove_all(root);
+}
+
+TEST_CASE("read_traces: a glob list equals the directory read") {
+  const fs::path root = make_ranks("glob");
+  auto dir = read_trace(root.string(), {.jobs = 1});
+  REQUIRE(dir.ok());
+  auto listed = read_traces({(root / "rank*.pt.trace.json*").string(), (root / "vm.trace.json.gz").string()},
+                            {.jobs = 3});
+  REQUIRE(listed.ok());
+  CHECK(listed->files == dir->files);
+  CHECK(stats_json(*listed) == stats_json(*dir));
+  CHECK(listed->source == (root / "rank*.pt.trace.json*").string() + " " + (root / "vm.trace.json.gz").string());
+  // The directory itself in a list, and a file of it named again: read once.
+  auto again = read_traces({root.string(), (root / "rank0.pt.trace.json").string()}, {.jobs = 2});
+  REQUIRE(again.ok());
+  CHECK(again->files == dir->files);
+  CHECK(stats_json(*again) == stats_json(*dir));
+  // One entry naming one file is read_trace of it: no host from the stem.
+  auto single = read_traces({(root / "rank0.pt.trace.json").string()});
+  REQUIRE(single.ok());
+  CHECK(single->devices.front().host.empty());
+  fs::remove_all(root);
+}
+
+TEST_CASE("read_traces: the error of the first failing file in file order is reported") {
+  const fs::path root = make_ranks("errors");
+  // rank1 is damaged early, rank4 too: rank4 may well fail first in time.
+  std::ofstream(root / "rank1.pt.trace.json.gz", std::ios::trunc) << R"({"traceEvents":[{"ph":"X",)";
+  std::ofstream(root / "rank4.pt.trace.json", std::ios::trunc) << R"({"traceEvents":[{"ph":"X",)";
+  for (unsigned jobs : {1u, 2u, 4u, 8u}) {
+    auto t = read_trace(root.string(), {.jobs = jobs});
+    REQUIRE_FALSE(t.ok());
+    const std::string message(t.status().message());
+    CHECK_THAT(message, Catch::Contains("rank1.pt.trace.json.gz: truncated JSON"));
+    CHECK_THAT(message, !Catch::Contains("rank4"));
+  }
+  fs::remove_all(root);
+}
+
+TEST_CASE("read_traces: a pattern that matches nothing is an error naming it") {
+  const fs::path root = make_ranks("nomatch");
+  const std::string pattern = (root / "host*.xplane.pb").string();
+  auto t = read_traces({root.string(), pattern});
+  REQUIRE_FALSE(t.ok());
+  CHECK(std::string(t.status().message()) == pattern + ": no file matches the pattern");
+  CHECK(t.status().code() == absl::StatusCode::kNotFound);
+  auto none = read_traces({});
+  CHECK_FALSE(none.ok());
+  fs::remove_all(root);
+}
+
+TEST_CASE("read_traces: JSON without a trace is skipped when a pattern found it, an error when named") {
+  const fs::path root = make_ranks("named");
+  std::ofstream(root / "config.json") << R"({"batch_size": 32})";
+  auto found = read_traces({(root / "*.json").string(), (root / "vm.trace.json.gz").string()});
+  REQUIRE(found.ok());
+  REQUIRE(found->warnings.size() >= 1);
+  CHECK_THAT(found->warnings[0], Catch::StartsWith("skipped ") && Catch::Contains("config.json: no traceEvents"));
+  auto named = read_traces({(root / "config.json").string(), (root / "vm.trace.json.gz").string()});
+  REQUIRE_FALSE(named.ok());
+  CHECK_THAT(std::string(named.status().message()), Catch::Contains("config.json: no traceEvents"));
+  fs::remove_all(root);
+}
+
+TEST_CASE("read: progress is called on the calling thread once per file, up to the total") {
+  const fs::path root = make_ranks("progress");
+  std::uint64_t bytes = 0;
+  for (const auto& e : fs::directory_iterator(root)) bytes += e.file_size();
+  std::vector<TraceReadProgress> seen;
+  std::set<std::thread::id> threads;
+  TraceReadOptions options{.jobs = 4};
+  options.progress = [&](const TraceReadProgress& p) {
+    seen.push_back(p);
+    threads.insert(std::this_thread::get_id());
+  };
+  auto t = read_trace(root.string(), options);
+  REQUIRE(t.ok());
+  REQUIRE(seen.size() == 7);
+  CHECK(threads == std::set<std::thread::id>{std::this_thread::get_id()});
+  std::set<std::string> files;
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    CHECK(seen[i].files_done == i + 1);
+    CHECK(seen[i].files_total == 7);
+    CHECK(seen[i].bytes_total == bytes);
+    files.insert(seen[i].file);
+  }
+  CHECK(seen.back().bytes_done == bytes);
+  CHECK(files.size() == 7);
+  fs::remove_all(root);
+}
+
+TEST_CASE("cli: stats takes several traces and patterns, and --jobs") {
+  const fs::path root = make_ranks("cli");
+  auto dir = run_cli("stats '" + root.string() + "' --format json --jobs 1");
+  REQUIRE(dir.exit_code == 0);
+  auto list = run_cli("stats '" + (root / "rank*").string() + "' '" + (root / "vm.trace.json.gz").string() +
+                      "' --format json --jobs 4");
+  REQUIRE(list.exit_code == 0);
+  // stderr is a file here, not a terminal: no progress line.
+  CHECK(list.err.empty());
+  auto a = nlohmann::json::parse(dir.out), b = nlohmann::json::parse(list.out);
+  a.erase("source");
+  b.erase("source");
+  CHECK(a == b);
+  auto report = run_cli("report '" + (root / "rank*").string() + "' --format json --jobs 2");
+  REQUIRE(report.exit_code == 0);
+  CHECK(report.err.empty());
+  auto zero = run_cli("stats '" + root.string() + "' --jobs 0");
+  CHECK(zero.exit_code == 2);
+  CHECK_THAT(zero.err, Catch::Contains("--jobs: expected an integer from 1 to 4096, got '0'"));
+  auto nomatch = run_cli("stats '" + (root / "host*.xplane.pb").string() + "'");
+  CHECK(nomatch.exit_code == 2);
+  CHECK_THAT(nomatch.err, Catch::Contains("host*.xplane.pb: no file matches the pattern"));
+  fs::remove_all(root);
+}
