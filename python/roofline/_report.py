@@ -24,9 +24,10 @@ from roofline import _core
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-# The read limits of roofline::TraceReadOptions, as keyword arguments (the
-# CLI's --max-events, --max-ops, --max-inflated-bytes, --max-decompressed-bytes).
-READ_LIMITS = ("max_events", "max_ops", "max_inflated_bytes", "max_decompressed_bytes")
+# The read options of roofline::TraceReadOptions, as keyword arguments (the
+# CLI's --max-events, --max-ops, --max-inflated-bytes, --max-decompressed-bytes,
+# --jobs).
+READ_LIMITS = ("max_events", "max_ops", "max_inflated_bytes", "max_decompressed_bytes", "jobs")
 
 
 def _read_limits(given: dict) -> dict:
@@ -269,8 +270,10 @@ class Stats:
 
 def report(path: PathLike, chip=None, target_chip=None, hlo=None, calibration: Optional[PathLike] = None,
            device: Optional[int] = None, **read_limits: Any) -> Report:
-    """Expected vs observed: every op of the trace at `path` (a file or a
-    profile directory) against its roofline, as `roofline report` makes it.
+    """Expected vs observed: every op of the trace at `path` against its
+    roofline, as `roofline report` makes it. `path`: a file, a profile
+    directory, a glob, or a list of them read as the hosts of one job (in
+    parallel on `jobs` threads, default one per core).
 
     chip, target_chip: a name ('tpu-v6e'), a spec file's path or a
     roofline.Chip; chip None: the chip the trace's devices name.
@@ -278,7 +281,7 @@ def report(path: PathLike, chip=None, target_chip=None, hlo=None, calibration: O
     calibration: None (built-in) or a file `roofline calibrate` wrote; its
     entries for the chip and the what-if chip are used.
     device: only the device with this id (default: all, times summed).
-    read_limits: max_events, max_ops, max_inflated_bytes, max_decompressed_bytes.
+    read_limits: max_events, max_ops, max_inflated_bytes, max_decompressed_bytes, jobs.
 
     Raises FileNotFoundError for a file that is not there, ValueError for
     anything else (a damaged trace: the file and the byte offset or line:col).

@@ -88,8 +88,12 @@ nb::object to_python(const Json& j) {
 
 TraceReadOptions read_options(std::optional<std::uint64_t> max_events, std::optional<std::uint64_t> max_ops,
                               std::optional<std::uint64_t> max_inflated_bytes,
-                              std::optional<std::uint64_t> max_decompressed_bytes) {
+                              std::optional<std::uint64_t> max_decompressed_bytes, std::optional<int> jobs) {
   TraceReadOptions o;
+  if (jobs) {
+    if (*jobs < 1) throw nb::value_error("jobs: expected a positive number of threads");
+    o.jobs = *jobs;
+  }
   const auto take = [](const char* name, std::optional<std::uint64_t> given, std::uint64_t& into) {
     if (!given) return;
     if (*given == 0) throw nb::value_error((std::string(name) + ": expected a positive integer").c_str());
@@ -102,19 +106,37 @@ TraceReadOptions read_options(std::optional<std::uint64_t> max_events, std::opti
   return o;
 }
 
-Trace read(const std::string& path, const TraceReadOptions& options) {
+// What `path` names: one path (a file, a profile directory or a glob), or a
+// list of them, read as the hosts of one job (read_traces).
+std::vector<std::string> trace_inputs(const nb::handle& path) {
+  if (nb::isinstance<nb::str>(path) || nb::hasattr(path, "__fspath__")) return {path_from(path)};
+  std::vector<std::string> out;
+  for (nb::handle p : path) out.push_back(path_from(p));
+  if (out.empty()) throw nb::value_error("expected at least one trace (a file, a directory or a pattern)");
+  return out;
+}
+
+// The inputs as one text for messages: the path, or the paths joined.
+std::string inputs_text(const std::vector<std::string>& inputs) {
+  std::string text;
+  for (const std::string& p : inputs) text += (text.empty() ? "" : " ") + p;
+  return text;
+}
+
+Trace read(const std::vector<std::string>& inputs, const TraceReadOptions& options) {
   absl::StatusOr<Trace> trace;
   {
     nb::gil_scoped_release release;
-    trace = read_trace(path, options);
+    trace = read_traces(inputs, options);
   }
-  return value(std::move(trace), &path);
+  return value(std::move(trace), inputs.size() == 1 ? &inputs[0] : nullptr);
 }
 
 TraceReport make_trace_report(const nb::handle& path_arg, const Chip* chip, const Chip* target_chip,
                               const std::vector<std::string>& hlo, const nb::object& calibration,
                               std::optional<int> device, const TraceReadOptions& limits) {
-  const std::string path = path_from(path_arg);
+  const std::vector<std::string> inputs = trace_inputs(path_arg);
+  const std::string path = inputs_text(inputs);
   ReportOptions options{.chip = chip, .target_chip = target_chip, .device_id = device};
   std::vector<HloModule> modules;
   for (const std::string& file : hlo) modules.push_back(value(read_hlo_file(file), &file));
@@ -127,7 +149,7 @@ TraceReport make_trace_report(const nb::handle& path_arg, const Chip* chip, cons
     calibration_file = value(read_calibration_file(calibration_path), &calibration_path);
   }
 
-  const Trace trace = read(path, limits);
+  const Trace trace = read(inputs, limits);
   TraceReport out;
   absl::StatusOr<Report> report;
   {
@@ -147,8 +169,9 @@ TraceReport make_trace_report(const nb::handle& path_arg, const Chip* chip, cons
 
 TraceStatsResult make_trace_stats(const nb::handle& path_arg, std::optional<int> device,
                                   const TraceReadOptions& limits) {
-  const std::string path = path_from(path_arg);
-  TraceStatsResult out{.trace = read(path, limits), .stats = {}};
+  const std::vector<std::string> inputs = trace_inputs(path_arg);
+  const std::string path = inputs_text(inputs);
+  TraceStatsResult out{.trace = read(inputs, limits), .stats = {}};
   {
     nb::gil_scoped_release release;
     out.stats = compute_op_stats(out.trace, OpStatsOptions{.device_id = device});
@@ -213,25 +236,25 @@ void bind_trace(nb::module_& m) {
       [](const nb::handle& path, const Chip* chip, const Chip* target_chip, const std::vector<std::string>& hlo,
          const nb::object& calibration, std::optional<int> device, std::optional<std::uint64_t> max_events,
          std::optional<std::uint64_t> max_ops, std::optional<std::uint64_t> max_inflated_bytes,
-         std::optional<std::uint64_t> max_decompressed_bytes) {
+         std::optional<std::uint64_t> max_decompressed_bytes, std::optional<int> jobs) {
         return make_trace_report(path, chip, target_chip, hlo, calibration, device,
-                                 read_options(max_events, max_ops, max_inflated_bytes, max_decompressed_bytes));
+                                 read_options(max_events, max_ops, max_inflated_bytes, max_decompressed_bytes, jobs));
       },
       "path"_a, "chip"_a.none() = nb::none(), "target_chip"_a.none() = nb::none(),
       "hlo"_a = std::vector<std::string>{}, "calibration"_a = nb::none(), "device"_a = nb::none(),
       "max_events"_a = nb::none(), "max_ops"_a = nb::none(), "max_inflated_bytes"_a = nb::none(),
-      "max_decompressed_bytes"_a = nb::none(), "roofline.report without the Python conveniences.");
+      "max_decompressed_bytes"_a = nb::none(), "jobs"_a = nb::none(), "roofline.report without the Python conveniences.");
 
   m.def(
       "trace_stats",
       [](const nb::handle& path, std::optional<int> device, std::optional<std::uint64_t> max_events,
          std::optional<std::uint64_t> max_ops, std::optional<std::uint64_t> max_inflated_bytes,
-         std::optional<std::uint64_t> max_decompressed_bytes) {
+         std::optional<std::uint64_t> max_decompressed_bytes, std::optional<int> jobs) {
         return make_trace_stats(path, device,
-                                read_options(max_events, max_ops, max_inflated_bytes, max_decompressed_bytes));
+                                read_options(max_events, max_ops, max_inflated_bytes, max_decompressed_bytes, jobs));
       },
       "path"_a, "device"_a = nb::none(), "max_events"_a = nb::none(), "max_ops"_a = nb::none(),
-      "max_inflated_bytes"_a = nb::none(), "max_decompressed_bytes"_a = nb::none(),
+      "max_inflated_bytes"_a = nb::none(), "max_decompressed_bytes"_a = nb::none(), "jobs"_a = nb::none(),
       "roofline.stats without the Python conveniences.");
 }
 

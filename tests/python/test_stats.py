@@ -72,3 +72,23 @@ def test_errors_are_located(repo, traces, tmp_path):
         roofline.stats(broken)
     with pytest.raises(ValueError, match="no device 7 with op events"):
         roofline.stats(traces[0], device=7)
+
+
+def test_several_hosts_as_a_list_or_a_glob(cli, repo, tmp_path):
+    # Three ranks of one job: the same trace under three host names.
+    src = (repo / "tests" / "data" / "trace" / "kineto_small.json").read_bytes()
+    for rank in range(3):
+        (tmp_path / f"rank{rank}.json").write_bytes(src)
+    files = sorted(tmp_path.glob("rank*.json"))
+    listed = roofline.stats(files, jobs=2)
+    assert listed.to_json() == cli_stats(cli, *files, "--jobs", 2)
+    globbed = json.loads(roofline.stats(str(tmp_path / "rank*.json"), jobs=1).to_json())
+    as_listed = json.loads(listed.to_json())
+    assert globbed.pop("source").endswith("rank*.json")  # the source names the inputs as given
+    as_listed.pop("source")
+    assert globbed == as_listed
+    assert len(listed.devices) == 3 * len(roofline.stats(files[0]).devices)
+    with pytest.raises(ValueError, match="jobs"):
+        roofline.stats(files, jobs=0)
+    with pytest.raises(FileNotFoundError, match="no file matches the pattern"):
+        roofline.stats(str(tmp_path / "nothing*.json"))
