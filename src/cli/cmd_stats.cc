@@ -2,6 +2,7 @@
 // and per op, like a profiler's overview and HLO Op Stats pages.
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "roofline/report/json.hpp"
 #include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
+#include "roofline/trace/stats_partial.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/read_limits.hpp"
 
@@ -133,6 +135,34 @@ void print_text(const Trace& t, const TraceStats& s, std::size_t top) {
   for (const std::string& w : t.warnings) std::printf("warning: %s\n", for_terminal(w).c_str());
 }
 
+int print_stats(const Trace& trace, const TraceStats& s, const std::string& fmt, long long top) {
+  const std::size_t limit = top < 0 ? s.ops.size() : static_cast<std::size_t>(top);
+  if (fmt == "json") {
+    std::printf("%s\n", to_json(trace, s, limit).dump().c_str());
+    return 0;
+  }
+  if (fmt == "csv") {
+    const std::string csv = to_csv(s, limit);
+    std::fwrite(csv.data(), 1, csv.size(), stdout);
+    return 0;
+  }
+  print_text(trace, s, limit);
+  return 0;
+}
+
+// The partial file to -o FILE, else stdout.
+int write_partial(const Args& args, const StatsPartial& p) {
+  if (args.has("format") || args.has("top")) return fail_usage("--partial writes the partial file: no --format or --top");
+  const std::string text = stats_partial_json(p);
+  if (auto out = args.get("output")) {
+    std::ofstream f(*out, std::ios::binary);
+    if (!f || !(f << text) || !f.flush()) return fail(absl::PermissionDeniedError("cannot write " + *out));
+    return 0;
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
 int run_stats(const Args& args) {
   auto fmt = args.format({"text", "json", "csv"});
   if (!fmt.ok()) return fail(fmt.status());
@@ -152,33 +182,66 @@ int run_stats(const Args& args) {
   if (!read_options.ok()) return fail(read_options.status());
   auto trace = read_trace_args(args.positional(), *read_options);
   if (!trace.ok()) return fail(trace.status());
+  if (args.has("partial")) {
+    StatsPartial p = stats_partial(std::move(*trace), options);
+    if (options.device_id && p.device_stats.empty())
+      return fail(absl::NotFoundError(cat(p.source, ": no device ", *options.device_id, " with op events")));
+    return write_partial(args, p);
+  }
+  if (args.has("output")) return fail_usage("stats: -o FILE writes a partial: add --partial");
   const TraceStats s = compute_op_stats(*trace, options);
   if (options.device_id && s.devices.empty())
     return fail(absl::NotFoundError(cat(args.positional().size() == 1 ? args.positional()[0] : trace->source, ": no device ", *options.device_id,
                                         " with op events")));
-  const std::size_t limit = *top < 0 ? s.ops.size() : static_cast<std::size_t>(*top);
+  return print_stats(*trace, s, *fmt, *top);
+}
 
-  if (*fmt == "json") {
-    std::printf("%s\n", to_json(*trace, s, limit).dump().c_str());
-    return 0;
+// roofline merge PART...: the statistics of the partials' inputs, exactly
+// as `roofline stats` prints them read together; or, with --partial, the
+// merged partial.
+int run_merge(const Args& args) {
+  auto fmt = args.format({"text", "json", "csv"});
+  if (!fmt.ok()) return fail(fmt.status());
+  if (args.positional().empty()) return fail_usage("merge: expected PART files (roofline stats TRACE --partial -o PART)");
+  auto top = args.get_int("top", *fmt == "text" ? 20 : -1, kIntRange);
+  if (!top.ok()) return fail(top.status());
+  if (*top < -1 || (args.has("top") && *top < 0)) return fail_usage("--top: expected a count >= 0");
+  std::vector<StatsPartial> parts;
+  for (const std::string& path : args.positional()) {
+    auto p = read_stats_partial_file(path);
+    if (!p.ok()) return fail(p.status());
+    parts.push_back(std::move(*p));
   }
-  if (*fmt == "csv") {
-    const std::string csv = to_csv(s, limit);
-    std::fwrite(csv.data(), 1, csv.size(), stdout);
-    return 0;
-  }
-  print_text(*trace, s, limit);
-  return 0;
+  auto merged = merge_partials(parts);
+  if (!merged.ok()) return fail(merged.status());
+  parts.clear();
+  if (args.has("partial")) return write_partial(args, *merged);
+  if (args.has("output")) return fail_usage("merge: -o FILE writes a partial: add --partial");
+  const TraceStats s = finish_stats(*merged);
+  return print_stats(trace_outline(*merged), s, *fmt, *top);
 }
 
 ROOFLINE_CLI_COMMAND({
     .name = "stats",
-    .usage = "roofline stats TRACE... [--jobs N] [--device N] [--top N] [--format text|json|csv]",
+    .usage = "roofline stats TRACE... [--jobs N] [--device N] [--top N] [--format text|json|csv] [--partial [-o FILE]]",
     .summary = "Op statistics of a measured trace (.xplane.pb, trace JSON, PyTorch trace, or a profile directory; several, or glob patterns, as the hosts of one job).",
     .options = with_read_limits({{"device", "N", "only devices with this id (TPU:N, GPU N)"},
                                  {"top", "N", "ops listed (default 20 in text, all in json/csv)"},
-                                 {"format", "text|json|csv", "output format (default text)"}}),
+                                 {"format", "text|json|csv", "output format (default text)"},
+                                 {"partial", "", "write partial statistics that roofline merge combines (docs/partials.md)"},
+                                 {"output", "FILE", "with --partial: write it to FILE instead of stdout", "o"}}),
     .run = run_stats,
+});
+
+ROOFLINE_CLI_COMMAND({
+    .name = "merge",
+    .usage = "roofline merge PART... [--top N] [--format text|json|csv] [--partial [-o FILE]]",
+    .summary = "Statistics of the inputs of partials (roofline stats --partial), exactly as roofline stats prints them read together; in input order.",
+    .options = {{"top", "N", "ops listed (default 20 in text, all in json/csv)"},
+                {"format", "text|json|csv", "output format (default text)"},
+                {"partial", "", "write the merged partial instead (docs/partials.md)"},
+                {"output", "FILE", "with --partial: write it to FILE instead of stdout", "o"}},
+    .run = run_merge,
 });
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/container/flat_hash_map.h"
+#include "src/trace/op_stats_parts.hpp"
 
 namespace roofline {
 namespace {
@@ -39,8 +40,12 @@ struct Accum {
   bool async = false;
 };
 
-OpStat finish_op(const Trace& t, std::uint32_t op, Accum& a, double denominator_s) {
-  const OpInfo& info = t.ops[op];
+// The figures of one row from its self times as ascending runs; the sum is
+// taken in ascending order, one addition per occurrence, so that a row
+// finished from merged runs (stats_partial.hpp) adds the same doubles in the
+// same order as one pass over all its events.
+OpStat finish_op(const OpInfo& info, std::uint32_t op, bool async, const std::vector<DurationRun>& runs,
+                 double denominator_s) {
   OpStat s{.op = op,
            .name = info.name,
            .module = info.module,
@@ -48,24 +53,41 @@ OpStat finish_op(const Trace& t, std::uint32_t op, Accum& a, double denominator_
            .kernel = info.kernel,
            .category = info.category,
            .op_class = info.op_class,
-           .async = a.async,
+           .async = async,
            .flops = info.flops,
            .bytes_accessed = info.bytes_accessed};
-  std::vector<std::int64_t>& v = a.self_ps;
-  std::sort(v.begin(), v.end());
-  s.count = static_cast<std::int64_t>(v.size());
+  std::int64_t n = 0;
   double total = 0;
-  for (std::int64_t x : v) total += static_cast<double>(x);
+  for (const DurationRun& r : runs) {
+    n += r.count;
+    for (std::int64_t i = 0; i < r.count; ++i) total += static_cast<double>(r.self_ps);
+  }
+  // The k-th smallest (0-based) self time.
+  auto nth = [&](std::int64_t k) {
+    for (const DurationRun& r : runs) {
+      if (k < r.count) return static_cast<double>(r.self_ps);
+      k -= r.count;
+    }
+    return static_cast<double>(runs.back().self_ps);
+  };
+  s.count = n;
   s.total_s = total * kPs;
-  s.mean_s = s.total_s / static_cast<double>(v.size());
-  const std::size_t n = v.size();
-  s.median_s = (n % 2 == 1 ? static_cast<double>(v[n / 2])
-                           : 0.5 * (static_cast<double>(v[n / 2 - 1]) + static_cast<double>(v[n / 2]))) *
-               kPs;
-  s.min_s = static_cast<double>(v.front()) * kPs;
-  s.max_s = static_cast<double>(v.back()) * kPs;
+  s.mean_s = s.total_s / static_cast<double>(n);
+  s.median_s = (n % 2 == 1 ? nth(n / 2) : 0.5 * (nth(n / 2 - 1) + nth(n / 2))) * kPs;
+  s.min_s = static_cast<double>(runs.front().self_ps) * kPs;
+  s.max_s = static_cast<double>(runs.back().self_ps) * kPs;
   s.share = denominator_s > 0 ? s.total_s / denominator_s : 0;
   return s;
+}
+
+std::vector<DurationRun> to_runs(std::vector<std::int64_t>& v) {
+  std::sort(v.begin(), v.end());
+  std::vector<DurationRun> out;
+  for (std::int64_t x : v) {
+    if (!out.empty() && out.back().self_ps == x) ++out.back().count;
+    else out.push_back({.self_ps = x, .count = 1});
+  }
+  return out;
 }
 
 // Ops that keep the device busy: not in flight on an async line, not a
@@ -77,7 +99,8 @@ bool busy_row(const OpStat& o) { return !o.async && o.op_class != OpClass::kSync
 bool by_total(const OpStat& a, const OpStat& b) {
   if (busy_row(a) != busy_row(b)) return busy_row(a);
   if (a.total_s != b.total_s) return a.total_s > b.total_s;
-  return a.op < b.op;
+  if (a.op != b.op) return a.op < b.op;
+  return a.async < b.async;  // an op's row on an async line and on an op line: a total order
 }
 
 // An op on an async line (copy-start in flight) and the same op on the op
@@ -382,10 +405,11 @@ std::optional<StepStats> device_steps(const Trace& t, const Device& d) {
 
 }  // namespace
 
-TraceStats compute_op_stats(const Trace& t, const OpStatsOptions& options) {
-  TraceStats out;
+namespace detail {
+
+StatsParts compute_stats_parts(const Trace& t, const OpStatsOptions& options) {
+  StatsParts out;
   absl::flat_hash_map<std::uint64_t, Accum> all_ops;
-  double all_denominator = 0, window_sum = 0;
   HostSegments host_segments(t);
   for (std::size_t di = 0; di < t.devices.size(); ++di) {
     const Device& d = t.devices[di];
@@ -400,25 +424,53 @@ TraceStats compute_op_stats(const Trace& t, const OpStatsOptions& options) {
     ds.model = d.model;
     ds.op_events = ev.events;
     const double denominator = static_cast<double>(ev.busy_self_ps) * kPs;
-    for (auto& [key, a] : ev.ops) ds.ops.push_back(finish_op(t, static_cast<std::uint32_t>(key >> 1), a, denominator));
+    for (auto& [key, a] : ev.ops) {
+      const auto op = static_cast<std::uint32_t>(key >> 1);
+      ds.ops.push_back(finish_op(t.ops[op], op, a.async, to_runs(a.self_ps), denominator));
+    }
     std::sort(ds.ops.begin(), ds.ops.end(), by_total);
     const std::vector<Interval> busy = fill_busy(t, d, ds, ev);
     if (!busy.empty())
       ds.idle_gaps = idle_gaps(t, busy, t.hosts.empty() ? nullptr : &host_segments.of(d.host), options);
     ds.steps = device_steps(t, d);
-    all_denominator += denominator;
+    out.busy_self_ps.push_back(ev.busy_self_ps);
+    out.devices.push_back(std::move(ds));
+  }
+  for (auto& [key, a] : all_ops)
+    out.rows.push_back({.op = static_cast<std::uint32_t>(key >> 1), .async = a.async, .runs = to_runs(a.self_ps)});
+  std::sort(out.rows.begin(), out.rows.end(), [](const OpDurations& a, const OpDurations& b) {
+    return a.op != b.op ? a.op < b.op : a.async < b.async;
+  });
+  return out;
+}
+
+void sort_by_total(std::vector<OpStat>& ops) { std::sort(ops.begin(), ops.end(), by_total); }
+
+TraceStats finish_stats(std::vector<DeviceStats> devices, const std::vector<std::int64_t>& busy_self_ps,
+                        const std::vector<OpDurations>& rows, const std::vector<OpInfo>& ops) {
+  TraceStats out;
+  double all_denominator = 0, window_sum = 0;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const DeviceStats& ds = devices[i];
+    all_denominator += static_cast<double>(busy_self_ps[i]) * kPs;
     out.busy_s += ds.busy_s;
     out.idle_s += ds.idle_s;
     out.sync_s += ds.sync_s;
     window_sum += ds.window_s;
-    out.devices.push_back(std::move(ds));
   }
+  out.devices = std::move(devices);
   out.duty_cycle = window_sum > 0 ? out.busy_s / window_sum : 0;
-  for (auto& [key, a] : all_ops)
-    out.ops.push_back(finish_op(t, static_cast<std::uint32_t>(key >> 1), a, all_denominator));
+  for (const OpDurations& r : rows) out.ops.push_back(finish_op(ops[r.op], r.op, r.async, r.runs, all_denominator));
   std::sort(out.ops.begin(), out.ops.end(), by_total);
   out.categories = merge_categories(out.devices, all_denominator, out.busy_s);
   return out;
+}
+
+}  // namespace detail
+
+TraceStats compute_op_stats(const Trace& t, const OpStatsOptions& options) {
+  detail::StatsParts parts = detail::compute_stats_parts(t, options);
+  return detail::finish_stats(std::move(parts.devices), parts.busy_self_ps, parts.rows, t.ops);
 }
 
 }  // namespace roofline

@@ -22,6 +22,7 @@
 #include "roofline/trace/read.hpp"
 #include "src/trace/byte_stream.hpp"
 #include "src/trace/chrome_json.hpp"
+#include "src/trace/op_stats_parts.hpp"
 #include "src/trace/trace_builder.hpp"
 #include "src/trace/xplane_decode.hpp"
 
@@ -61,14 +62,7 @@ absl::Status not_a_trace(std::string_view origin, std::string_view head) {
       cat(origin, ": not a trace: neither gzip, JSON nor an XSpace protobuf (starts with ", hex, ")"));
 }
 
-// "vm.trace.json.gz" -> "vm", "rank0.pt.trace.json" -> "rank0".
-std::string file_stem(const std::string& path) {
-  std::string name = fs::path(path).filename().string();
-  for (std::string_view suffix : {".gz", ".json", ".trace", ".pt", ".pb", ".xplane"})
-    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-      name.resize(name.size() - suffix.size());
-  return name;
-}
+using detail::file_stem;
 
 // A pipe, FIFO or terminal (`cat t.json | roofline stats /dev/stdin`) can be
 // read once and not sought: it is read whole, within the decompressed-size
@@ -375,6 +369,7 @@ void read_in_order(const std::vector<InputFile>& files, const TraceReadOptions& 
 absl::StatusOr<Trace> read_files(const std::string& source, const std::vector<InputFile>& files,
                                  std::vector<std::string> warnings, const TraceReadOptions& options) {
   detail::TraceBuilder b(source);
+  const std::size_t listing_warnings = warnings.size();
   std::size_t read = 0;
   absl::Status error;
   read_in_order(files, options, [&](std::size_t i, absl::StatusOr<Trace> part) {
@@ -399,6 +394,8 @@ absl::StatusOr<Trace> read_files(const std::string& source, const std::vector<In
     return absl::NotFoundError(cat(source, ": no trace among its ", files.size(), " candidate files (",
                                    warnings.empty() ? std::string() : warnings.back(), ")"));
   Trace& t = b.trace();
+  t.skipped_warnings = warnings.size() - listing_warnings;
+  t.listing_warnings = listing_warnings;
   t.warnings.insert(t.warnings.begin(), warnings.begin(), warnings.end());
   std::stable_sort(t.devices.begin(), t.devices.end(), [](const Device& a, const Device& b2) {
     if (a.host != b2.host) return a.host < b2.host;
@@ -449,6 +446,15 @@ absl::StatusOr<std::vector<std::string>> expand_glob(const std::string& pattern)
 }
 
 }  // namespace
+
+// "vm.trace.json.gz" -> "vm", "rank0.pt.trace.json" -> "rank0".
+std::string detail::file_stem(const std::string& path) {
+  std::string name = fs::path(path).filename().string();
+  for (std::string_view suffix : {".gz", ".json", ".trace", ".pt", ".pb", ".xplane"})
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      name.resize(name.size() - suffix.size());
+  return name;
+}
 
 absl::StatusOr<Trace> read_trace(const std::string& path, const TraceReadOptions& options) {
   std::error_code ec;

@@ -19,6 +19,7 @@
 // size of the file. Readers are in roofline/trace/read.hpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -194,6 +195,11 @@ struct Trace {
   std::vector<HloModuleBytes> hlo_modules;
   std::optional<std::int64_t> time_origin_ns;  // wall-clock ns (UNIX epoch) of time zero
   std::vector<std::string> warnings;  // things read but not understood; never silent
+  // The first `listing_warnings` of `warnings` came from listing the inputs
+  // (a capture folder chosen among several), the next `skipped_warnings`
+  // name files skipped (JSON that holds no trace); the rest are the files'
+  // own. Kept apart so that partial statistics merge them in this order.
+  std::size_t listing_warnings = 0, skipped_warnings = 0;
 };
 
 }  // namespace roofline

@@ -1,0 +1,31 @@
+// Any bytes given as a partial statistics file (roofline stats --partial)
+// must parse or be refused with a located error, never crash; what parses
+// must merge with itself (refused: the same files twice) and with a copy
+// under other file names, and finish.
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <string_view>
+#include <vector>
+
+#include "roofline/trace/stats_partial.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  auto p = roofline::parse_stats_partial(text, "fuzz.json");
+  if (!p.ok()) return 0;
+  // finish_stats adds one double per op event: keep inputs to a fuzzer's pace.
+  std::int64_t events = 0;
+  for (const roofline::DeviceStats& d : p->device_stats) events += d.op_events;
+  if (events > 1'000'000) return 0;
+  (void)roofline::stats_partial_json(*p);
+  roofline::StatsPartial other = *p;
+  for (std::string& f : other.files) f += ".other";
+  other.source += ".other";
+  (void)roofline::merge_partials(std::vector{*p, *p});
+  auto m = roofline::merge_partials(std::vector{*p, other});
+  const roofline::TraceStats s = roofline::finish_stats(m.ok() ? *m : *p);
+  (void)roofline::trace_outline(m.ok() ? *m : *p);
+  (void)s;
+  return 0;
+}

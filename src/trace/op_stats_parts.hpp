@@ -1,0 +1,35 @@
+// compute_op_stats in two halves (src/trace/op_stats.cc), shared with the
+// partials (roofline/trace/stats_partial.hpp) so that a merge finishes the
+// figures over all devices with the very code of one pass. Internal.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "roofline/trace/op_stats.hpp"
+#include "roofline/trace/stats_partial.hpp"
+
+namespace roofline::detail {
+
+// Per device its final statistics and busy self time; per row over all
+// devices its self times. Rows by (op, async).
+struct StatsParts {
+  std::vector<DeviceStats> devices;
+  std::vector<std::int64_t> busy_self_ps;
+  std::vector<OpDurations> rows;
+};
+StatsParts compute_stats_parts(const Trace& trace, const OpStatsOptions& options);
+
+// The totals, ops and categories over all devices, in the order of `devices`;
+// rows' op indexes `ops`.
+TraceStats finish_stats(std::vector<DeviceStats> devices, const std::vector<std::int64_t>& busy_self_ps,
+                        const std::vector<OpDurations>& rows, const std::vector<OpInfo>& ops);
+
+// In the order of TraceStats::ops: busy rows first, by total self time,
+// then by op and async; a total order.
+void sort_by_total(std::vector<OpStat>& ops);
+
+// read_traces' name for a file's host: "vm.trace.json.gz" -> "vm".
+std::string file_stem(const std::string& path);
+
+}  // namespace roofline::detail

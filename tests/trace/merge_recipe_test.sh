@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The map-reduce recipe of docs/partials.md, run locally: map each trace to
+# a partial in parallel (xargs -P), reduce with `roofline merge` (all at
+# once, and as a tree: merged partials of merged partials), and check that
+# every way prints byte for byte what `roofline stats` prints over the same
+# files in one pass, in text, json and csv.
+# Usage: merge_recipe_test.sh ROOFLINE_CLI SOURCE_DIR
+set -euo pipefail
+roofline="$1"
+src="$2"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+files=(
+  "$src/tests/data/trace/jax_cpu8.xplane.pb"
+  "$src/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb"
+  "$src/tests/data/trace/kineto_small.json"
+  "$src/tests/data/trace/tsl_tpu_nested.json"
+  "$src/tests/data/trace/old_kineto_epoch.json"
+)
+# Map: one partial per file, two at a time; part<i>.json keeps the file order.
+mkdir "$work/parts"
+for i in "${!files[@]}"; do printf '%s\0%s\0' "$i" "${files[$i]}"; done |
+  xargs -0 -P 2 -n 2 sh -c '"$0" stats "$3" --partial -o "$1/part$2.json"' "$roofline" "$work/parts"
+parts=()
+for i in "${!files[@]}"; do parts+=("$work/parts/part$i.json"); done
+# Reduce as a tree: (0 1) (2 3 4), then the two.
+"$roofline" merge "${parts[0]}" "${parts[1]}" --partial -o "$work/left.json"
+"$roofline" merge "${parts[2]}" "${parts[3]}" "${parts[4]}" --partial -o "$work/right.json"
+status=0
+for format in text json csv; do
+  "$roofline" stats "${files[@]}" --format "$format" >"$work/one_pass.$format"
+  "$roofline" merge "${parts[@]}" --format "$format" >"$work/merged.$format"
+  "$roofline" merge "$work/left.json" "$work/right.json" --format "$format" >"$work/tree.$format"
+  for way in merged tree; do
+    if ! cmp -s "$work/one_pass.$format" "$work/$way.$format"; then
+      echo "FAIL: $way --format $format differs from one pass:"
+      diff "$work/one_pass.$format" "$work/$way.$format" | head -20
+      status=1
+    fi
+  done
+done
+[ $status -eq 0 ] && echo "merge recipe: ${#files[@]} files, merged and tree-merged partials equal one pass (text, json, csv)"
+exit $status
