@@ -2,6 +2,7 @@
 
 import dataclasses
 import html.parser
+import importlib.util
 import json
 import subprocess
 import sys
@@ -210,8 +211,12 @@ def test_example_notebook_runs_with_outputs_cleared(repo, monkeypatch):
     assert code and all(c["outputs"] == [] and c["execution_count"] is None for c in code)
     monkeypatch.chdir(folder)  # a notebook runs in its own folder
     namespace, shown = {}, []
+    have_pandas = importlib.util.find_spec("pandas") is not None
     for cell in code:  # as a kernel does: the last expression is displayed
-        tree = ast.parse("".join(cell["source"]))
+        source = "".join(cell["source"])
+        if "to_pandas" in source and not have_pandas:
+            continue  # the installed-wheel run has no pandas: its message is tested apart
+        tree = ast.parse(source)
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         exec(compile(tree, "cell", "exec"), namespace)
         if last is not None:
