@@ -37,6 +37,7 @@ import math
 import os
 import shutil
 import tempfile
+import warnings
 from typing import Any, Mapping, Optional
 
 HLO_FORMS = ("partitioned", "compiled", "lowered")
@@ -82,7 +83,8 @@ class JaxPrediction:
     """The roofline of one device's program of a jitted function on a chip.
 
     Totals are one run of the module on one device (every device runs the
-    same SPMD program): ``flops``, ``hbm_bytes``, ``ici_bytes``,
+    same SPMD program; ``per_device`` is False only for ``hlo="lowered"`` on a
+    mesh, which costs the global program): ``flops``, ``hbm_bytes``, ``ici_bytes``,
     ``t_lower_s`` (the roofline floor, loops counted per trip), ``bound`` and
     ``expected_s`` (the floor through the chip's calibration). ``rows`` lists
     every instruction in execution order; ``collectives`` only the
@@ -107,6 +109,9 @@ class JaxPrediction:
     bound: str
     expected_s: float
     unknown_cost_instructions: int
+    unknown_trip_count_loops: int  # while loops without a known trip count: their bodies counted once
+    host_bytes: float  # of ici_bytes, what crosses PCIe to and from host memory
+    per_device: bool  # False: hlo="lowered" on a mesh, the global program of all devices
     xla: Mapping[str, XlaCost]
     hlo_text: str = dataclasses.field(repr=False)
     total: Any = dataclasses.field(repr=False)  # roofline.Prediction of the module
@@ -288,6 +293,11 @@ def predict(fn, *args, chip="tpu-v5e", mesh=None, hlo=DEFAULT_HLO, calibration=N
     text, lowered, compiled, num_devices = hlo_text(fn, *args, mesh=mesh, hlo=hlo, in_shardings=in_shardings,
                                                     out_shardings=out_shardings, static_argnums=static_argnums,
                                                     **kwargs)
+    per_device = not (hlo == "lowered" and num_devices > 1)
+    if not per_device:
+        warnings.warn(f"hlo='lowered' costs the global program of all {num_devices} devices (global shapes, no "
+                      "collectives): its totals are not one device's; hlo='partitioned' (the default) is",
+                      stacklevel=2)
     jax = _jax()
     target = chip if isinstance(chip, roofline.Chip) else roofline.chip(chip)
     result = roofline.hlo(text, target, calibration)
@@ -302,7 +312,8 @@ def predict(fn, *args, chip="tpu-v5e", mesh=None, hlo=DEFAULT_HLO, calibration=N
                          calibration=result.calibration, rows=rows, flops=t.flops, transcendentals=t.transcendentals,
                          hbm_bytes=t.hbm_bytes, ici_bytes=t.ici_bytes, t_lower_s=t.t_lower_s, bound=t.bound,
                          expected_s=result.expected_s, unknown_cost_instructions=result.unknown_cost_instructions,
-                         xla=xla, hlo_text=text, total=t)
+                         unknown_trip_count_loops=result.unknown_trip_count_loops, host_bytes=result.host_bytes,
+                         per_device=per_device, xla=xla, hlo_text=text, total=t)
 
 
 def _row(r):

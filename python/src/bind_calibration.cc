@@ -38,9 +38,13 @@ ChipCalibration calibration_for(const Chip& chip, const nb::object& calibration)
 }
 
 std::string path_from(const nb::handle& path) {
-  if (nb::isinstance<nb::str>(path)) return nb::cast<std::string>(path);
-  if (nb::hasattr(path, "__fspath__")) return nb::cast<std::string>(path.attr("__fspath__")());
-  throw nb::type_error("expected a str or os.PathLike path");
+  std::string out;
+  if (nb::isinstance<nb::str>(path)) out = nb::cast<std::string>(path);
+  else if (nb::hasattr(path, "__fspath__")) out = nb::cast<std::string>(path.attr("__fspath__")());
+  else throw nb::type_error("expected a str or os.PathLike path");
+  // The C library would stop at the NUL and read another file, as open() refuses to.
+  if (out.find('\0') != std::string::npos) throw nb::value_error("embedded null byte in a path");
+  return out;
 }
 
 }  // namespace roofline::python

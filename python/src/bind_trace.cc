@@ -23,6 +23,7 @@
 #include "roofline/report/json.hpp"
 #include "roofline/report/render.hpp"
 #include "roofline/trace/op_stats.hpp"
+#include "absl/strings/match.h"
 #include "roofline/trace/read.hpp"
 
 namespace nb = nanobind;
@@ -110,6 +111,8 @@ TraceReadOptions read_options(std::optional<std::uint64_t> max_events, std::opti
 // list of them, read as the hosts of one job (read_traces).
 std::vector<std::string> trace_inputs(const nb::handle& path) {
   if (nb::isinstance<nb::str>(path) || nb::hasattr(path, "__fspath__")) return {path_from(path)};
+  if (nb::isinstance<nb::dict>(path) || nb::isinstance<nb::bytes>(path) || !nb::hasattr(path, "__iter__"))
+    throw nb::type_error("expected a path (str or os.PathLike), a glob, or a list of them");
   std::vector<std::string> out;
   for (nb::handle p : path) out.push_back(path_from(p));
   if (out.empty()) throw nb::value_error("expected at least one trace (a file, a directory or a pattern)");
@@ -129,7 +132,13 @@ Trace read(const std::vector<std::string>& inputs, const TraceReadOptions& optio
     nb::gil_scoped_release release;
     trace = read_traces(inputs, options);
   }
-  return value(std::move(trace), inputs.size() == 1 ? &inputs[0] : nullptr);
+  // The input a failure names (errors begin with the file), so that a
+  // missing one of several raises FileNotFoundError as a single one does.
+  const std::string* named = inputs.size() == 1 ? &inputs[0] : nullptr;
+  if (!trace.ok())
+    for (const std::string& p : inputs)
+      if (absl::StartsWith(trace.status().message(), p + ":")) named = &p;
+  return value(std::move(trace), named);
 }
 
 TraceReport make_trace_report(const nb::handle& path_arg, const Chip* chip, const Chip* target_chip,

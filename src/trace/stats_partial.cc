@@ -138,6 +138,8 @@ absl::StatusOr<StatsPartial> merge_two(StatsPartial a, const StatsPartial& b) {
                           std::pair{&a.file_warnings, &b.file_warnings}})
     to->insert(to->end(), from->begin(), from->end());
   a.host_timelines += b.host_timelines;
+  if (static_cast<std::int64_t>(a.host_timelines) > kMaxPartialHostTimelines)
+    return absl::InvalidArgumentError(cat(a.source, ": more than ", kMaxPartialHostTimelines, " host timelines in all"));
   std::set<std::string> names(a.host_names.begin(), a.host_names.end());
   names.insert(b.host_names.begin(), b.host_names.end());
   a.host_names.assign(names.begin(), names.end());
@@ -175,6 +177,12 @@ absl::StatusOr<StatsPartial> merge_two(StatsPartial a, const StatsPartial& b) {
     for (OpStat& o : d.ops) fill_identity(o, a.ops[o.op]);
     detail::sort_by_total(d.ops);
   }
+  // Each side holds at most kMaxPartialEvents, so this sum cannot overflow.
+  std::int64_t events = 0;
+  for (const OpDurations& d : a.rows)
+    for (const DurationRun& run : d.runs) events += run.count;
+  if (events > kMaxPartialEvents)
+    return absl::InvalidArgumentError(cat(a.source, ": more than ", kMaxPartialEvents, " op events in all"));
   sort_devices(a);
   return a;
 }

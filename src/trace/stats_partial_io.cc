@@ -294,7 +294,8 @@ absl::StatusOr<StatsPartial> read_partial(const Reader& r, const json& j) {
   out.options.host_activities = static_cast<std::size_t>(acts);
   ROOFLINE_ASSIGN_OR_RETURN(std::int64_t hosts, r.integer(j["host_timelines"], "/host_timelines"));
   // Each becomes an (empty) host timeline of trace_outline.
-  if (hosts > (std::int64_t{1} << 24)) return r.error("/host_timelines", "expected at most 16777216");
+  if (hosts > kMaxPartialHostTimelines)
+    return r.error("/host_timelines", cat("expected at most ", kMaxPartialHostTimelines));
   out.host_timelines = static_cast<std::size_t>(hosts);
   ROOFLINE_ASSIGN_OR_RETURN(out.host_names, r.strings(j["host_names"], "/host_names"));
 
@@ -344,7 +345,8 @@ absl::StatusOr<StatsPartial> read_partial(const Reader& r, const json& j) {
       ROOFLINE_ASSIGN_OR_RETURN(run.count, r.integer(runs[k][1], s + "/1", 1));
       if (!d.runs.empty() && d.runs.back().self_ps >= run.self_ps)
         return r.error(s + "/0", "self times must ascend strictly");
-      if (run.count > INT64_MAX - events) return r.error(s + "/1", "too many events in all");
+      if (run.count > kMaxPartialEvents - events)
+        return r.error(s + "/1", cat("more than ", kMaxPartialEvents, " op events in all"));
       events += run.count;
       d.runs.push_back(run);
     }
@@ -444,6 +446,8 @@ absl::StatusOr<StatsPartial> parse_stats_partial(std::string_view text, std::str
     j = json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
     return absl::InvalidArgumentError(cat(origin, ": byte ", e.byte, ": not JSON (", e.what(), ")"));
+  } catch (const json::exception& e) {  // a number no double holds (1e400), ...
+    return absl::InvalidArgumentError(cat(origin, ": not a partial: ", e.what()));
   }
   return read_partial(r, j);
 }

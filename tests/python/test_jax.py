@@ -104,8 +104,10 @@ def test_sharded_matmul_all_reduce_bytes():
 
 
 def test_lowered_form_is_global_and_has_no_collectives():
-    pred = rj.predict(lambda a, b: a @ b, S((256, 512), jnp.float32), S((512, 128), jnp.float32), mesh={"k": 4},
-                      in_shardings=(P(None, "k"), P("k", None)), hlo="lowered")
+    with pytest.warns(UserWarning, match="global program of all 4 devices"):
+        pred = rj.predict(lambda a, b: a @ b, S((256, 512), jnp.float32), S((512, 128), jnp.float32), mesh={"k": 4},
+                          in_shardings=(P(None, "k"), P("k", None)), hlo="lowered")
+    assert not pred.per_device
     assert pred.collectives == ()
     assert pred.flops == 2 * 256 * 512 * 128  # the whole matmul: global shapes
     assert pred.flops == pred.xla["lowered"].flops

@@ -142,4 +142,19 @@ TEST_CASE("stats partial: a damaged partial fails with the file and the place") 
   fails(edit([](nlohmann::json& j) { j["extra"] = 1; }), "/extra: unknown field");
   fails(edit([](nlohmann::json& j) { j["rows"][0]["self_ps"].push_back({0, 1}); }), "self times must ascend strictly");
   fails(edit([](nlohmann::json& j) { j["rows"][0]["self_ps"][0][1] = 1000000; }), "op events");
+  // What would take years to finish, or a pod's worth of hosts times thousands.
+  fails(edit([](nlohmann::json& j) { j["rows"][0]["self_ps"][0][1] = std::int64_t{1} << 40; }),
+        "/rows/0/self_ps/0/1: more than 4294967296 op events in all");
+  fails(edit([](nlohmann::json& j) { j["host_timelines"] = 1 << 20; }), "/host_timelines: expected at most 65536");
+  fails(R"({"format": "roofline-stats-partial", "version": 1e400})", "not a partial");
+}
+
+TEST_CASE("stats partial: merged partials stay within the limits a read keeps") {
+  // Each of these is within kMaxPartialHostTimelines; together they are not.
+  StatsPartial a = partial_of("trace/kineto_small.json");
+  StatsPartial b = partial_of("trace/jax_cpu8.xplane.pb");
+  a.host_timelines = b.host_timelines = static_cast<std::size_t>(kMaxPartialHostTimelines);
+  auto m = merge_partials(std::vector<StatsPartial>{a, b});
+  REQUIRE_FALSE(m.ok());
+  CHECK_THAT(std::string(m.status().message()), Catch::Contains("more than 65536 host timelines in all"));
 }

@@ -46,6 +46,14 @@ namespace roofline {
 inline constexpr std::string_view kStatsPartialFormat = "roofline-stats-partial";
 inline constexpr int kStatsPartialVersion = 1;
 
+// What a partial, read or merged, may hold. Finishing adds one double per op
+// event (as one pass does, so the sums are the same), about 1 ns each: 2^32
+// events take seconds, not years, and counts never overflow when two
+// partials within it merge. A host timeline becomes a Device in
+// trace_outline(): 2^16 of them (a pod has thousands of hosts) stay small.
+inline constexpr std::int64_t kMaxPartialEvents = std::int64_t{1} << 32;
+inline constexpr std::int64_t kMaxPartialHostTimelines = std::int64_t{1} << 16;
+
 // `count` occurrences of one self time.
 struct DurationRun {
   std::int64_t self_ps = 0;
