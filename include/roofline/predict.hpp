@@ -21,9 +21,11 @@
 // and the two bounds term by term, so its lower bound is the sum of the ops'
 // lower bounds (each op overlaps its own terms, not its neighbours').
 //
-// An op that breaks predict()'s preconditions (a dimension <= 0, a precision
-// the chip has no unit for) is never given a plausible time: its times are
-// NaN and its bound is Bound::kInvalid. validate(op, chip) says why.
+// An op that breaks predict()'s preconditions (a negative dimension, a
+// precision the chip has no unit for) is never given a plausible time: its
+// times are NaN and its bound is Bound::kInvalid. validate(op, chip) says why
+// (it also refuses a zero dimension, which a user who types one likely did
+// not mean; predict() costs it as an empty op, see ops/matmul.hpp).
 #pragma once
 
 #include <algorithm>

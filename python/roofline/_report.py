@@ -268,7 +268,7 @@ class Stats:
                 f"busy_s={self.busy_s:.6g}, duty_cycle={self.duty_cycle:.4g}>")
 
 
-def report(path: PathLike, chip=None, target_chip=None, hlo=None, calibration: Optional[PathLike] = None,
+def report(path: PathLike, chip=None, target_chip=None, hlo=None, calibration=None,
            device: Optional[int] = None, **read_limits: Any) -> Report:
     """Expected vs observed: every op of the trace at `path` against its
     roofline, as `roofline report` makes it. `path`: a file, a profile
@@ -278,7 +278,8 @@ def report(path: PathLike, chip=None, target_chip=None, hlo=None, calibration: O
     chip, target_chip: a name ('tpu-v6e'), a spec file's path or a
     roofline.Chip; chip None: the chip the trace's devices name.
     hlo: a path or a list of paths of HLO modules to cost the ops from.
-    calibration: None (built-in) or a file `roofline calibrate` wrote; its
+    calibration: None (built-in), a roofline.Calibration (roofline.calibrate)
+    or a file `roofline calibrate` wrote; its
     entries for the chip and the what-if chip are used.
     device: only the device with this id (default: all, times summed).
     read_limits: max_events, max_ops, max_inflated_bytes, max_decompressed_bytes, jobs.

@@ -152,9 +152,10 @@ TraceReport make_trace_report(const nb::handle& path_arg, const Chip* chip, cons
   if (!modules.empty()) options.hlo_modules = &modules;
   CalibrationFile calibration_file;
   const bool calibrated = !calibration.is_none();
-  std::string calibration_path;
-  if (calibrated) {
-    calibration_path = path_from(calibration);
+  if (calibrated && nb::isinstance<CalibrationFile>(calibration)) {
+    calibration_file = nb::cast<CalibrationFile>(calibration);  // roofline.calibrate()'s result
+  } else if (calibrated) {
+    const std::string calibration_path = path_from(calibration);
     calibration_file = value(read_calibration_file(calibration_path), &calibration_path);
   }
 

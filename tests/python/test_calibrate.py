@@ -52,6 +52,8 @@ def test_calibration_object_times_as_the_file_does(cli, in_repo, tmp_path):
                            "--n", "4096", "--calibration", str(path), "--format", "json"))
     assert roofline.expected(mm, v6e, calibration=cal) == j["expected_s"]
     # hlo() and plan() take it too: the plan is the CLI's with --calibration.
+    # report() too: the object and its file give the same report.
+    assert roofline.report(PROFILES, calibration=cal).to_json() == roofline.report(PROFILES, calibration=path).to_json()
     hlo = roofline.hlo(in_repo / "tests" / "data" / "hlo" / "edge_cases.hlo", v6e, calibration=cal)
     assert hlo.calibration == cal["tpu-v6e"].origin
     plan = roofline.plan("llama-3-8b", v6e, 16, 131072, calibration=cal, remat="full", no_pp=True)

@@ -46,7 +46,8 @@ struct Matmul {
 // A negative dimension, or a compute dtype the chip has no unit for, gives
 // NaN times and Bound::kInvalid (validate(), roofline/ops/validate.hpp, says
 // which); a zero dimension is an empty matmul (an MoE expert that got no
-// tokens): zero time.
+// tokens): no FLOPs, and the operands that still have elements are charged
+// once, as the formula above says (W[k, n] for m = 0).
 inline Prediction predict(const Matmul& mm, const Chip& chip) {
   Prediction p = make_prediction(mm.flops(), mm.hbm_bytes(), 0, 0, mm.compute(), chip);
   if (mm.batch < 0 || mm.m < 0 || mm.k < 0 || mm.n < 0) make_invalid(p);
