@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/terminal.hpp"
@@ -134,6 +135,17 @@ int fail(const absl::Status& status) {
 int fail_usage(const std::string& message) {
   std::fprintf(stderr, "roofline: %s\n", for_terminal(message).c_str());
   return 2;
+}
+
+int write_output(const Args& args, std::string_view text) {
+  if (auto out = args.get("output")) {
+    std::ofstream f(*out, std::ios::binary);
+    if (!f || !f.write(text.data(), static_cast<std::streamsize>(text.size())) || !f.flush())
+      return fail(absl::PermissionDeniedError("cannot write " + *out));
+    return 0;
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
 }
 
 }  // namespace roofline::cli

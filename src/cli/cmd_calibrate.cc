@@ -1,7 +1,6 @@
 // roofline calibrate: fit each chip's calibration to measured traces and
 // write the calibration file (roofline/calibrate/io.hpp).
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -81,12 +80,7 @@ int run(const Args& args) {
   CalibrationFile file;
   for (auto& [name, entry] : by_chip) file.chips.push_back(fit_calibration(entry.first, std::move(entry.second)));
   const std::string text = calibration_to_json(file);
-  if (auto out = args.get("output")) {
-    std::ofstream f(*out, std::ios::binary);
-    if (!f || !(f << text) || !f.flush()) return fail(absl::PermissionDeniedError("cannot write " + *out));
-  } else {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-  }
+  if (int rc = write_output(args, text); rc != 0) return rc;
   const std::string s = summary(file);
   std::fwrite(s.data(), 1, s.size(), stderr);
   return 0;

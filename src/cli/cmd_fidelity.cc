@@ -1,7 +1,6 @@
 // roofline fidelity: how well the roofline, the built-in calibration and a
 // fitted one predict measured traces (roofline/calibrate/fidelity.hpp).
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,13 +46,7 @@ int run(const Args& args) {
     traces.push_back(*std::move(r));
   }
   const std::string text = render_fidelity(run_fidelity(traces, options), format);
-  if (auto out = args.get("output")) {
-    std::ofstream f(*out, std::ios::binary);
-    if (!f || !(f << text) || !f.flush()) return fail(absl::PermissionDeniedError("cannot write " + *out));
-    return 0;
-  }
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  return 0;
+  return write_output(args, text);
 }
 
 ROOFLINE_CLI_COMMAND({

@@ -1,6 +1,5 @@
 // roofline report: a measured trace against the roofline of every op in it.
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -87,14 +86,7 @@ int run(const Args& args) {
   auto report = make_report(*trace, options, kCliWords);
   if (!report.ok()) return fail(report.status());
   const std::string text = render_report(*report, format, RenderOptions{.top = static_cast<int>(*top)});
-  if (auto out = args.get("output")) {
-    std::ofstream f(*out, std::ios::binary);
-    if (!f || !(f << text) || !f.flush())
-      return fail(absl::PermissionDeniedError("cannot write " + *out));
-    return 0;
-  }
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  return 0;
+  return write_output(args, text);
 }
 
 ROOFLINE_CLI_COMMAND({

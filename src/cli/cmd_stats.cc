@@ -2,7 +2,6 @@
 // and per op, like a profiler's overview and HLO Op Stats pages.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -153,14 +152,7 @@ int print_stats(const Trace& trace, const TraceStats& s, const std::string& fmt,
 // The partial file to -o FILE, else stdout.
 int write_partial(const Args& args, const StatsPartial& p) {
   if (args.has("format") || args.has("top")) return fail_usage("--partial writes the partial file: no --format or --top");
-  const std::string text = stats_partial_json(p);
-  if (auto out = args.get("output")) {
-    std::ofstream f(*out, std::ios::binary);
-    if (!f || !(f << text) || !f.flush()) return fail(absl::PermissionDeniedError("cannot write " + *out));
-    return 0;
-  }
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  return 0;
+  return write_output(args, stats_partial_json(p));
 }
 
 int run_stats(const Args& args) {

@@ -78,6 +78,10 @@ const std::vector<Command>& commands();
 int fail(const absl::Status& status);
 int fail_usage(const std::string& message);
 
+// `text` to the file -o/--output names, else to stdout; 0, or fail()'s code
+// when the file cannot be written.
+int write_output(const Args& args, std::string_view text);
+
 }  // namespace roofline::cli
 
 #define ROOFLINE_CLI_CONCAT_INNER_(a, b) a##b

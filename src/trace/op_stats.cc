@@ -40,22 +40,31 @@ struct Accum {
   bool async = false;
 };
 
+}  // namespace
+
+void detail::fill_identity(OpStat& s, const OpInfo& info) {
+  s.name = info.name;
+  s.module = info.module;
+  s.program_id = info.program_id;
+  s.kernel = info.kernel;
+  s.category = info.category;
+  s.op_class = info.op_class;
+  s.flops = info.flops;
+  s.bytes_accessed = info.bytes_accessed;
+}
+
+namespace {
+
 // The figures of one row from its self times as ascending runs; the sum is
 // taken in ascending order, one addition per occurrence, so that a row
 // finished from merged runs (stats_partial.hpp) adds the same doubles in the
 // same order as one pass over all its events.
 OpStat finish_op(const OpInfo& info, std::uint32_t op, bool async, const std::vector<DurationRun>& runs,
                  double denominator_s) {
-  OpStat s{.op = op,
-           .name = info.name,
-           .module = info.module,
-           .program_id = info.program_id,
-           .kernel = info.kernel,
-           .category = info.category,
-           .op_class = info.op_class,
-           .async = async,
-           .flops = info.flops,
-           .bytes_accessed = info.bytes_accessed};
+  OpStat s;
+  s.op = op;
+  s.async = async;
+  detail::fill_identity(s, info);
   std::int64_t n = 0;
   double total = 0;
   for (const DurationRun& r : runs) {

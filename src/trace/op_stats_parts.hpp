@@ -29,6 +29,11 @@ TraceStats finish_stats(std::vector<DeviceStats> devices, const std::vector<std:
 // then by op and async; a total order.
 void sort_by_total(std::vector<OpStat>& ops);
 
+// An op row's identity (name, module, program, kernel, category, class,
+// XLA's figures) from the op it counts: in a pass, in a merge and when a
+// partial is read back.
+void fill_identity(OpStat& s, const OpInfo& info);
+
 // read_traces' name for a file's host: "vm.trace.json.gz" -> "vm".
 std::string file_stem(const std::string& path);
 

@@ -61,18 +61,6 @@ void sort_devices(StatsPartial& p) {
   p.busy_self_ps = std::move(busy);
 }
 
-// An op's identity in the partial, from its entry in `ops`.
-void fill_identity(OpStat& s, const OpInfo& info) {
-  s.name = info.name;
-  s.module = info.module;
-  s.program_id = info.program_id;
-  s.kernel = info.kernel;
-  s.category = info.category;
-  s.op_class = info.op_class;
-  s.flops = info.flops;
-  s.bytes_accessed = info.bytes_accessed;
-}
-
 // What TraceBuilder::intern_op tells ops apart by.
 using OpKey = std::tuple<std::string, std::optional<std::uint64_t>, std::string, std::string, std::string, std::string>;
 OpKey op_key(const OpInfo& o) { return {o.module, o.program_id, o.name, o.kernel, o.category, o.hlo_text}; }
@@ -174,7 +162,7 @@ absl::StatusOr<StatsPartial> merge_two(StatsPartial a, const StatsPartial& b) {
   // Identities (the first op of a key wins, as in a read) and ties by the
   // merged op order.
   for (DeviceStats& d : a.device_stats) {
-    for (OpStat& o : d.ops) fill_identity(o, a.ops[o.op]);
+    for (OpStat& o : d.ops) detail::fill_identity(o, a.ops[o.op]);
     detail::sort_by_total(d.ops);
   }
   // Each side holds at most kMaxPartialEvents, so this sum cannot overflow.

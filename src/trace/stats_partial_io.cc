@@ -16,6 +16,7 @@
 #include "roofline/detail/cat.hpp"
 #include "roofline/detail/status_macros.hpp"
 #include "roofline/trace/stats_partial.hpp"
+#include "src/trace/op_stats_parts.hpp"
 
 namespace roofline {
 namespace {
@@ -196,15 +197,7 @@ absl::Status read_stats(const Reader& r, const json& j, const std::string& p, co
                               std::pair{"max_s", &s.max_s}, std::pair{"share", &s.share}}) {
       ROOFLINE_ASSIGN_OR_RETURN(*field, r.number(o[key], cat(q, "/", key)));
     }
-    const OpInfo& info = out.ops[op];
-    s.name = info.name;
-    s.module = info.module;
-    s.program_id = info.program_id;
-    s.kernel = info.kernel;
-    s.category = info.category;
-    s.op_class = info.op_class;
-    s.flops = info.flops;
-    s.bytes_accessed = info.bytes_accessed;
+    detail::fill_identity(s, out.ops[op]);
     d.ops.push_back(std::move(s));
   }
   const json& cats = j["categories"];
