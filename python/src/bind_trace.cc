@@ -25,6 +25,7 @@
 #include "roofline/trace/op_stats.hpp"
 #include "absl/strings/match.h"
 #include "roofline/trace/read.hpp"
+#include "roofline/trace/stats_partial.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -126,18 +127,23 @@ std::string inputs_text(const std::vector<std::string>& inputs) {
   return text;
 }
 
+// The input a failed read names (errors begin with the file), so that a
+// missing one of several raises FileNotFoundError as a single one does.
+const std::string* failed_input(const std::vector<std::string>& inputs, const absl::Status& status) {
+  const std::string* named = inputs.size() == 1 ? &inputs[0] : nullptr;
+  if (!status.ok())
+    for (const std::string& p : inputs)
+      if (absl::StartsWith(status.message(), p + ":")) named = &p;
+  return named;
+}
+
 Trace read(const std::vector<std::string>& inputs, const TraceReadOptions& options) {
   absl::StatusOr<Trace> trace;
   {
     nb::gil_scoped_release release;
     trace = read_traces(inputs, options);
   }
-  // The input a failure names (errors begin with the file), so that a
-  // missing one of several raises FileNotFoundError as a single one does.
-  const std::string* named = inputs.size() == 1 ? &inputs[0] : nullptr;
-  if (!trace.ok())
-    for (const std::string& p : inputs)
-      if (absl::StartsWith(trace.status().message(), p + ":")) named = &p;
+  const std::string* named = failed_input(inputs, trace.status());
   return value(std::move(trace), named);
 }
 
@@ -159,7 +165,9 @@ TraceReport make_trace_report(const nb::handle& path_arg, const Chip* chip, cons
     calibration_file = value(read_calibration_file(calibration_path), &calibration_path);
   }
 
-  const Trace trace = read(inputs, limits);
+  TraceReadOptions read_options = limits;
+  read_options.host_timelines = false;  // the report reads none (as the CLI's)
+  const Trace trace = read(inputs, read_options);
   TraceReport out;
   absl::StatusOr<Report> report;
   {
@@ -181,11 +189,16 @@ TraceStatsResult make_trace_stats(const nb::handle& path_arg, std::optional<int>
                                   const TraceReadOptions& limits) {
   const std::vector<std::string> inputs = trace_inputs(path_arg);
   const std::string path = inputs_text(inputs);
-  TraceStatsResult out{.trace = read(inputs, limits), .stats = {}};
+  // Several files through their partials, one file's trace held per job
+  // (as `roofline stats`).
+  absl::StatusOr<TraceStatsRead> read;
   {
     nb::gil_scoped_release release;
-    out.stats = compute_op_stats(out.trace, OpStatsOptions{.device_id = device});
+    read = read_trace_stats(inputs, limits, OpStatsOptions{.device_id = device});
   }
+  const std::string* named = failed_input(inputs, read.status());
+  TraceStatsRead r = value(std::move(read), named);
+  TraceStatsResult out{.trace = std::move(r.trace), .stats = std::move(r.stats)};
   // As `roofline stats --device N` refuses a device with no op events.
   if (device && out.stats.devices.empty())
     throw nb::value_error(detail::cat(path, ": no device ", *device, " with op events").c_str());

@@ -78,6 +78,7 @@ int run(const Args& args) {
   }
   auto read_options = trace_read_options(args);
   if (!read_options.ok()) return fail(read_options.status());
+  read_options->host_timelines = false;  // the report reads none: not held for many files
   auto trace = read_trace_args(args.positional(), *read_options);
   if (!trace.ok()) return fail(trace.status());
   // The calibration file's entries for the chip (given, or the one the

@@ -172,20 +172,22 @@ int run_stats(const Args& args) {
 
   auto read_options = trace_read_options(args);
   if (!read_options.ok()) return fail(read_options.status());
-  auto trace = read_trace_args(args.positional(), *read_options);
-  if (!trace.ok()) return fail(trace.status());
+  // Several files go through their partials: one file's trace held per job.
+  ProgressLine line(*read_options);
   if (args.has("partial")) {
-    StatsPartial p = stats_partial(std::move(*trace), options);
-    if (options.device_id && p.device_stats.empty())
-      return fail(absl::NotFoundError(cat(p.source, ": no device ", *options.device_id, " with op events")));
-    return write_partial(args, p);
+    auto p = stats_partial_of_traces(args.positional(), *read_options, options);
+    if (!p.ok()) return fail(p.status());
+    if (options.device_id && p->device_stats.empty())
+      return fail(absl::NotFoundError(cat(p->source, ": no device ", *options.device_id, " with op events")));
+    return write_partial(args, *p);
   }
   if (args.has("output")) return fail_usage("stats: -o FILE writes a partial: add --partial");
-  const TraceStats s = compute_op_stats(*trace, options);
-  if (options.device_id && s.devices.empty())
-    return fail(absl::NotFoundError(cat(args.positional().size() == 1 ? args.positional()[0] : trace->source, ": no device ", *options.device_id,
-                                        " with op events")));
-  return print_stats(*trace, s, *fmt, *top);
+  auto r = read_trace_stats(args.positional(), *read_options, options);
+  if (!r.ok()) return fail(r.status());
+  if (options.device_id && r->stats.devices.empty())
+    return fail(absl::NotFoundError(cat(args.positional().size() == 1 ? args.positional()[0] : r->trace.source,
+                                        ": no device ", *options.device_id, " with op events")));
+  return print_stats(r->trace, r->stats, *fmt, *top);
 }
 
 // roofline merge PART...: the statistics of the partials' inputs, exactly

@@ -54,32 +54,34 @@ absl::StatusOr<TraceReadOptions> trace_read_options(const Args& args) {
   return o;
 }
 
-absl::StatusOr<Trace> read_trace_args(const std::vector<std::string>& traces, TraceReadOptions options) {
-  const bool terminal = ::isatty(STDERR_FILENO) == 1;
-  bool drawn = false;
-  if (terminal) {
-    options.progress = [&drawn](const TraceReadProgress& p) {
-      if (p.files_total < 2) return;
-      // "reading 12/64 files, 3.1 GB of 52 GB [=====     ]": sizes on disk.
-      constexpr int kWidth = 24;
-      const double share = p.bytes_total ? static_cast<double>(p.bytes_done) / static_cast<double>(p.bytes_total)
-                                         : static_cast<double>(p.files_done) / static_cast<double>(p.files_total);
-      const int filled = std::clamp(static_cast<int>(share * kWidth), 0, kWidth);
-      const std::string bar = std::string(static_cast<std::size_t>(filled), '=') +
-                              std::string(static_cast<std::size_t>(kWidth - filled), ' ');
-      std::fprintf(stderr, "\rreading %zu/%zu files, %s of %s [%s]\x1b[K", p.files_done, p.files_total,
-                   format_bytes(static_cast<double>(p.bytes_done)).c_str(),
-                   format_bytes(static_cast<double>(p.bytes_total)).c_str(), bar.c_str());
-      std::fflush(stderr);
-      drawn = true;
-    };
-  }
-  auto trace = read_traces(traces, options);
-  if (drawn) {
-    std::fprintf(stderr, "\r\x1b[K");  // the line cleared, for what follows
+ProgressLine::ProgressLine(TraceReadOptions& options) {
+  if (::isatty(STDERR_FILENO) != 1) return;
+  options.progress = [this](const TraceReadProgress& p) {
+    if (p.files_total < 2) return;
+    // "reading 12/64 files, 3.1 GB of 52 GB [=====     ]": sizes on disk.
+    constexpr int kWidth = 24;
+    const double share = p.bytes_total ? static_cast<double>(p.bytes_done) / static_cast<double>(p.bytes_total)
+                                       : static_cast<double>(p.files_done) / static_cast<double>(p.files_total);
+    const int filled = std::clamp(static_cast<int>(share * kWidth), 0, kWidth);
+    const std::string bar = std::string(static_cast<std::size_t>(filled), '=') +
+                            std::string(static_cast<std::size_t>(kWidth - filled), ' ');
+    std::fprintf(stderr, "\rreading %zu/%zu files, %s of %s [%s]\x1b[K", p.files_done, p.files_total,
+                 format_bytes(static_cast<double>(p.bytes_done)).c_str(),
+                 format_bytes(static_cast<double>(p.bytes_total)).c_str(), bar.c_str());
     std::fflush(stderr);
-  }
-  return trace;
+    drawn_ = true;
+  };
+}
+
+ProgressLine::~ProgressLine() {
+  if (!drawn_) return;
+  std::fprintf(stderr, "\r\x1b[K");  // the line cleared, for what follows
+  std::fflush(stderr);
+}
+
+absl::StatusOr<Trace> read_trace_args(const std::vector<std::string>& traces, TraceReadOptions options) {
+  ProgressLine line(options);
+  return read_traces(traces, options);
 }
 
 }  // namespace roofline::cli

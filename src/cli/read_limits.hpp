@@ -20,10 +20,23 @@ std::vector<OptionSpec> with_read_limits(std::vector<OptionSpec> options);
 // by its option when given (a positive integer; 1e9 style is taken).
 absl::StatusOr<TraceReadOptions> trace_read_options(const Args& args);
 
+// While it lives, a read with `options` of more than one file draws a
+// progress line on stderr in place, when stderr is a terminal (nothing
+// otherwise); the line is cleared when it dies. Neither copied nor moved:
+// options.progress points at it.
+class ProgressLine {
+ public:
+  explicit ProgressLine(TraceReadOptions& options);
+  ~ProgressLine();
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+ private:
+  bool drawn_ = false;
+};
+
 // The command's TRACE arguments (files, directories, glob patterns) read as
-// one job (read_traces). When stderr is a terminal and there is more than
-// one file, a progress line is drawn on it in place and cleared at the end;
-// otherwise nothing is written to stderr.
+// one job (read_traces), with a ProgressLine.
 absl::StatusOr<Trace> read_trace_args(const std::vector<std::string>& traces, TraceReadOptions options);
 
 }  // namespace roofline::cli

@@ -23,6 +23,7 @@
 #include "src/trace/byte_stream.hpp"
 #include "src/trace/chrome_json.hpp"
 #include "src/trace/op_stats_parts.hpp"
+#include "src/trace/read_inputs.hpp"
 #include "src/trace/trace_builder.hpp"
 #include "src/trace/xplane_decode.hpp"
 
@@ -75,7 +76,7 @@ absl::StatusOr<Trace> read_stream(const std::string& path, const TraceReadOption
   return parse_trace_bytes(file.bytes(), path, options);
 }
 
-absl::StatusOr<Trace> read_file(const std::string& path, const TraceReadOptions& options) {
+absl::StatusOr<Trace> read_whole_file(const std::string& path, const TraceReadOptions& options) {
   char head_buf[4096];
   std::size_t head_len = 0;
   {
@@ -153,6 +154,24 @@ absl::StatusOr<Trace> read_file(const std::string& path, const TraceReadOptions&
   }
   return trace;
 }
+
+}  // namespace
+
+absl::StatusOr<Trace> detail::read_file(const std::string& path, const TraceReadOptions& options) {
+  absl::StatusOr<Trace> trace = read_whole_file(path, options);
+  if (trace.ok() && !options.host_timelines) {
+    // Dropped before any merge, so that many files' host threads are never
+    // held together.
+    trace->hosts.clear();
+    trace->hosts.shrink_to_fit();
+  }
+  return trace;
+}
+
+namespace {
+
+using detail::InputFile;
+using detail::read_file;
 
 bool is_profile_file(const std::string& name) {
   auto ends = [&](std::string_view s) {
@@ -242,127 +261,6 @@ absl::Status list_directory(const std::string& dir, std::vector<std::string>& fi
   return absl::OkStatus();
 }
 
-// One file to read and merge. `found`: a directory or a pattern found it, so
-// JSON that holds no trace is skipped rather than an error.
-struct InputFile {
-  std::string path;
-  bool found = false;
-  std::uint64_t size_bytes = 0;
-};
-
-// Reads files on up to options.jobs threads and hands each result to
-// `consume` on the calling thread in file order, so that what is merged does
-// not depend on the threads. A worker takes file i only while i < merged +
-// workers: at most `workers` files are read or held unmerged at once, which
-// bounds memory when one early file is slow. consume returns false to stop
-// (an error): workers finish the file they hold and take no other.
-template <class Consume>
-void read_in_order(const std::vector<InputFile>& files, const TraceReadOptions& options, Consume consume) {
-  const std::size_t n = files.size();
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t workers = std::min<std::size_t>(options.jobs == 0 ? cores : options.jobs, n);
-  TraceReadProgress progress{.files_total = n};
-  for (const InputFile& f : files) progress.bytes_total += f.size_bytes;
-  auto report = [&](std::size_t i) {
-    if (!options.progress) return;
-    ++progress.files_done;
-    progress.bytes_done += files[i].size_bytes;
-    progress.file = files[i].path;
-    options.progress(progress);
-  };
-  if (workers <= 1) {
-    for (std::size_t i = 0; i < n; ++i) {
-      absl::StatusOr<Trace> part = read_file(files[i].path, options);
-      report(i);
-      if (!consume(i, std::move(part))) return;
-    }
-    return;
-  }
-  // Each .gz file may inflate on a thread of its own: only while that leaves
-  // no more threads than cores.
-  TraceReadOptions file_options = options;
-  file_options.progress = nullptr;
-  file_options.background_inflate = options.background_inflate && workers * 2 <= cores;
-
-  struct Done {
-    absl::StatusOr<Trace> trace = absl::UnknownError("not read");
-    std::exception_ptr thrown;  // rethrown on the calling thread, as a sequential read would throw
-  };
-  std::mutex mu;
-  std::condition_variable finished_cv, window_cv;
-  std::vector<std::optional<Done>> results(n);
-  std::vector<std::size_t> finish_order;
-  std::size_t next = 0, merged = 0;
-  bool stop = false;
-
-  auto work = [&] {
-    for (;;) {
-      std::size_t i;
-      {
-        std::unique_lock lock(mu);
-        window_cv.wait(lock, [&] { return stop || next >= n || next < merged + workers; });
-        if (stop || next >= n) return;
-        i = next++;
-      }
-      Done d;
-      try {
-        d.trace = read_file(files[i].path, file_options);
-      } catch (...) {
-        d.thrown = std::current_exception();
-      }
-      {
-        std::lock_guard lock(mu);
-        results[i] = std::move(d);
-        finish_order.push_back(i);
-      }
-      finished_cv.notify_one();
-    }
-  };
-  // Destroyed before `pool` (reverse order of declaration): on any return
-  // or exception it wakes the workers to stop, then the jthreads join them.
-  std::vector<std::jthread> pool;
-  pool.reserve(workers);
-  struct Stopper {
-    std::mutex& mu;
-    bool& stop;
-    std::condition_variable& cv;
-    ~Stopper() {
-      {
-        std::lock_guard lock(mu);
-        stop = true;
-      }
-      cv.notify_all();
-    }
-  } stopper{mu, stop, window_cv};
-  for (std::size_t w = 0; w < workers; ++w) pool.emplace_back(work);
-
-  std::size_t reported = 0;
-  while (merged < n) {
-    std::vector<std::size_t> newly;
-    std::vector<Done> ready;
-    {
-      std::unique_lock lock(mu);
-      finished_cv.wait(lock, [&] { return finish_order.size() > reported; });
-      newly.assign(finish_order.begin() + static_cast<std::ptrdiff_t>(reported), finish_order.end());
-      reported = finish_order.size();
-      for (std::size_t i = merged; i < n && results[i]; ++i) {
-        ready.push_back(std::move(*results[i]));
-        results[i].reset();
-      }
-    }
-    for (std::size_t i : newly) report(i);
-    for (Done& d : ready) {
-      if (d.thrown) std::rethrow_exception(d.thrown);
-      if (!consume(merged, std::move(d.trace))) return;
-      {
-        std::lock_guard lock(mu);
-        ++merged;
-      }
-      window_cv.notify_all();
-    }
-  }
-}
-
 // Reads `files` as the hosts of one job: each part merged in file order,
 // named by its stem when there are several; `warnings` (from the listing)
 // come first.
@@ -372,12 +270,9 @@ absl::StatusOr<Trace> read_files(const std::string& source, const std::vector<In
   const std::size_t listing_warnings = warnings.size();
   std::size_t read = 0;
   absl::Status error;
-  read_in_order(files, options, [&](std::size_t i, absl::StatusOr<Trace> part) {
-    const std::string& f = files[i].path;
-    // Other JSON beside the traces (configs, summaries) is skipped, said so;
-    // a damaged trace is an error.
-    if (files[i].found && part.status().code() == absl::StatusCode::kNotFound &&
-        (f.ends_with(".json") || f.ends_with(".json.gz"))) {
+  auto keep = [](std::size_t, absl::StatusOr<Trace> part) { return part; };
+  detail::read_in_order(files, options, keep, [&](std::size_t i, absl::StatusOr<Trace> part) {
+    if (detail::skipped_when_found(files[i], part.status())) {
       warnings.push_back(cat("skipped ", std::string(part.status().message())));
       return true;
     }
@@ -385,14 +280,12 @@ absl::StatusOr<Trace> read_files(const std::string& source, const std::vector<In
       error = part.status();
       return false;
     }
-    merge(b, std::move(*part), files.size() > 1 ? file_stem(f) : std::string());
+    merge(b, std::move(*part), files.size() > 1 ? file_stem(files[i].path) : std::string());
     ++read;
     return true;
   });
   if (!error.ok()) return error;
-  if (read == 0)
-    return absl::NotFoundError(cat(source, ": no trace among its ", files.size(), " candidate files (",
-                                   warnings.empty() ? std::string() : warnings.back(), ")"));
+  if (read == 0) return detail::no_trace_among(source, files.size(), warnings);
   Trace& t = b.trace();
   t.skipped_warnings = warnings.size() - listing_warnings;
   t.listing_warnings = listing_warnings;
@@ -422,13 +315,6 @@ absl::Status add_directory(const std::string& dir, std::vector<InputFile>& files
   return absl::OkStatus();
 }
 
-absl::StatusOr<Trace> read_directory(const std::string& dir, const TraceReadOptions& options) {
-  std::vector<InputFile> files;
-  std::vector<std::string> warnings;
-  ROOFLINE_RETURN_IF_ERROR(add_directory(dir, files, warnings));
-  return read_files(dir, files, std::move(warnings), options);
-}
-
 bool has_glob_chars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
 
 // The paths a glob(3) pattern matches, sorted; none is an error naming it.
@@ -447,6 +333,17 @@ absl::StatusOr<std::vector<std::string>> expand_glob(const std::string& pattern)
 
 }  // namespace
 
+bool detail::skipped_when_found(const InputFile& file, const absl::Status& read) {
+  return file.found && read.code() == absl::StatusCode::kNotFound &&
+         (file.path.ends_with(".json") || file.path.ends_with(".json.gz"));
+}
+
+absl::Status detail::no_trace_among(const std::string& source, std::size_t files,
+                                    const std::vector<std::string>& warnings) {
+  return absl::NotFoundError(cat(source, ": no trace among its ", files, " candidate files (",
+                                 warnings.empty() ? std::string() : warnings.back(), ")"));
+}
+
 // "vm.trace.json.gz" -> "vm", "rank0.pt.trace.json" -> "rank0".
 std::string detail::file_stem(const std::string& path) {
   std::string name = fs::path(path).filename().string();
@@ -456,14 +353,10 @@ std::string detail::file_stem(const std::string& path) {
   return name;
 }
 
-absl::StatusOr<Trace> read_trace(const std::string& path, const TraceReadOptions& options) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) return read_directory(path, options);
-  return read_file(path, options);
-}
-
-absl::StatusOr<Trace> read_traces(const std::vector<std::string>& paths_or_globs, const TraceReadOptions& options) {
+absl::StatusOr<detail::InputListing> detail::list_inputs(const std::vector<std::string>& paths_or_globs) {
   if (paths_or_globs.empty()) return absl::InvalidArgumentError("no trace given");
+  InputListing out;
+  for (const std::string& entry : paths_or_globs) out.source += cat(out.source.empty() ? "" : " ", entry);
   // Each entry as the paths it names: itself, or a pattern's matches.
   struct Named {
     std::string path;
@@ -479,23 +372,34 @@ absl::StatusOr<Trace> read_traces(const std::vector<std::string>& paths_or_globs
     ROOFLINE_ASSIGN_OR_RETURN(std::vector<std::string> matches, expand_glob(entry));
     for (std::string& m : matches) named.push_back({.path = std::move(m), .found = true});
   }
-  if (named.size() == 1 && !named.front().found) return read_trace(named.front().path, options);
-  std::vector<InputFile> files;
-  std::vector<std::string> warnings;
   for (const Named& n : named) {
     std::error_code ec;
     if (fs::is_directory(n.path, ec)) {
-      ROOFLINE_RETURN_IF_ERROR(add_directory(n.path, files, warnings));
+      ROOFLINE_RETURN_IF_ERROR(add_directory(n.path, out.files, out.warnings));
     } else {
-      files.push_back({.path = n.path, .found = n.found, .size_bytes = size_on_disk(n.path)});
+      out.files.push_back({.path = n.path, .found = n.found, .size_bytes = size_on_disk(n.path)});
     }
   }
+  out.single = named.size() == 1 && !named.front().found && out.files.size() == 1 && out.files.front().path == named.front().path;
   // A file met twice (a directory and a pattern inside it) is read once.
   std::set<std::string> seen;
-  std::erase_if(files, [&](const InputFile& f) { return !seen.insert(f.path).second; });
-  std::string source;
-  for (const std::string& entry : paths_or_globs) source += cat(source.empty() ? "" : " ", entry);
-  return read_files(source, files, std::move(warnings), options);
+  std::erase_if(out.files, [&](const InputFile& f) { return !seen.insert(f.path).second; });
+  return out;
+}
+
+absl::StatusOr<Trace> read_trace(const std::string& path, const TraceReadOptions& options) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return read_file(path, options);
+  std::vector<InputFile> files;
+  std::vector<std::string> warnings;
+  ROOFLINE_RETURN_IF_ERROR(add_directory(path, files, warnings));
+  return read_files(path, files, std::move(warnings), options);
+}
+
+absl::StatusOr<Trace> read_traces(const std::vector<std::string>& paths_or_globs, const TraceReadOptions& options) {
+  ROOFLINE_ASSIGN_OR_RETURN(detail::InputListing in, detail::list_inputs(paths_or_globs));
+  if (in.single) return read_file(in.files.front().path, options);
+  return read_files(in.source, in.files, std::move(in.warnings), options);
 }
 
 absl::StatusOr<Trace> parse_xplane(std::string_view bytes, std::string_view origin,

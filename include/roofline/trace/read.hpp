@@ -61,6 +61,12 @@ struct TraceReadOptions {
   // Inflate .gz input on a second thread while the first tokenizes (only
   // while the files read at once leave a core for it: jobs * 2 <= cores).
   bool background_inflate = true;
+  // Keep the host timelines (Trace::hosts: host threads' events, the bulk
+  // of a PyTorch trace). The report reads none of them, and drops them as
+  // each file is read, so that a pod's many files never hold them together;
+  // host steps (ProfilerStep ranges) and what linked kernels to their
+  // launches are kept either way.
+  bool host_timelines = true;
   // Files of a directory or a list read at once, one task per file; 0 is
   // std::thread::hardware_concurrency(). The result does not depend on it:
   // the parts are merged in file order. Memory: up to `jobs` parsed files

@@ -39,6 +39,7 @@
 
 #include "absl/status/statusor.h"
 #include "roofline/trace/op_stats.hpp"
+#include "roofline/trace/read.hpp"
 #include "roofline/trace/trace.hpp"
 
 namespace roofline {
@@ -111,6 +112,34 @@ TraceStats finish_stats(const StatsPartial& partial);
 // read from a Trace: source, files, formats, warnings, the devices'
 // identities and as many (empty) host timelines; no events.
 Trace trace_outline(const StatsPartial& partial);
+
+// Map and reduce in one process: the partial of what read_traces reads
+// (files, directories, patterns), made without holding two files' traces
+// at once. Each file is read (read.jobs at a time), reduced to its partial on
+// the thread that read it and dropped; the partials merge in file order, so
+// memory is about `jobs` files' traces plus the partials. Equal to
+// stats_partial(*read_traces(paths_or_globs, read), options); inputs that a
+// merge refuses (one host name on a device of one file and the host
+// timelines of another) are read together instead. One file is simply read.
+absl::StatusOr<StatsPartial> stats_partial_of_traces(const std::vector<std::string>& paths_or_globs,
+                                                     const TraceReadOptions& read = {},
+                                                     const OpStatsOptions& options = {});
+
+// The statistics of the inputs and what their renderers read as the trace.
+struct TraceStatsRead {
+  Trace trace;  // one file: the whole trace; several: trace_outline() of their partial (no events)
+  TraceStats stats;
+};
+
+// What `roofline stats` prints: compute_op_stats of the read of one file;
+// for several, finish_stats of stats_partial_of_traces, so the memory is
+// bounded by `jobs` files. The figures are the same either way (to the bit).
+//
+//   auto r = roofline::read_trace_stats({"logs/host*.xplane.pb"}, {.jobs = 2});
+//   std::cout << roofline::to_json(r->trace, r->stats, 20).dump();
+absl::StatusOr<TraceStatsRead> read_trace_stats(const std::vector<std::string>& paths_or_globs,
+                                                const TraceReadOptions& read = {},
+                                                const OpStatsOptions& options = {});
 
 // The partial file (docs/partials.md): JSON, with "format" and "version".
 std::string stats_partial_json(const StatsPartial& partial);

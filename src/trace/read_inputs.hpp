@@ -1,0 +1,171 @@
+// Reading the files of a directory or a list, many at once (read_traces,
+// stats_partial_of_traces): what read_trace.cc and the partials share.
+// Internal.
+#pragma once
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "roofline/trace/read.hpp"
+
+namespace roofline::detail {
+
+// One file to read and merge. `found`: a directory or a pattern found it, so
+// JSON that holds no trace is skipped rather than an error.
+struct InputFile {
+  std::string path;
+  bool found = false;
+  std::uint64_t size_bytes = 0;
+};
+
+// One file, whatever its format (read_trace of a path that is no directory).
+absl::StatusOr<Trace> read_file(const std::string& path, const TraceReadOptions& options);
+
+// Reads files on up to options.jobs threads, turns each into what the
+// caller keeps with `map` on the thread that read it (the Trace itself, or
+// its partial statistics, so the trace is dropped there), and hands each
+// result to `consume` on the calling thread in file order, so that what is
+// merged does not depend on the threads. A worker takes file i only while i < merged +
+// workers: at most `workers` files are read or held unmerged at once, which
+// bounds memory when one early file is slow. consume returns false to stop
+// (an error): workers finish the file they hold and take no other.
+//   map:     Part(std::size_t file, absl::StatusOr<Trace> read)
+//   consume: bool(std::size_t file, Part part)
+template <class Map, class Consume>
+void read_in_order(const std::vector<InputFile>& files, const TraceReadOptions& options, Map map, Consume consume) {
+  using Part = std::invoke_result_t<Map&, std::size_t, absl::StatusOr<Trace>>;
+  const std::size_t n = files.size();
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t workers = std::min<std::size_t>(options.jobs == 0 ? cores : options.jobs, n);
+  TraceReadProgress progress{.files_total = n};
+  for (const InputFile& f : files) progress.bytes_total += f.size_bytes;
+  auto report = [&](std::size_t i) {
+    if (!options.progress) return;
+    ++progress.files_done;
+    progress.bytes_done += files[i].size_bytes;
+    progress.file = files[i].path;
+    options.progress(progress);
+  };
+  if (workers <= 1) {
+    for (std::size_t i = 0; i < n; ++i) {
+      Part part = map(i, read_file(files[i].path, options));
+      report(i);
+      if (!consume(i, std::move(part))) return;
+    }
+    return;
+  }
+  // Each .gz file may inflate on a thread of its own: only while that leaves
+  // no more threads than cores.
+  TraceReadOptions file_options = options;
+  file_options.progress = nullptr;
+  file_options.background_inflate = options.background_inflate && workers * 2 <= cores;
+
+  struct Done {
+    std::optional<Part> part;
+    std::exception_ptr thrown;  // rethrown on the calling thread, as a sequential read would throw
+  };
+  std::mutex mu;
+  std::condition_variable finished_cv, window_cv;
+  std::vector<std::optional<Done>> results(n);
+  std::vector<std::size_t> finish_order;
+  std::size_t next = 0, merged = 0;
+  bool stop = false;
+
+  auto work = [&] {
+    for (;;) {
+      std::size_t i;
+      {
+        std::unique_lock lock(mu);
+        window_cv.wait(lock, [&] { return stop || next >= n || next < merged + workers; });
+        if (stop || next >= n) return;
+        i = next++;
+      }
+      Done d;
+      try {
+        d.part.emplace(map(i, read_file(files[i].path, file_options)));
+      } catch (...) {
+        d.thrown = std::current_exception();
+      }
+      {
+        std::lock_guard lock(mu);
+        results[i] = std::move(d);
+        finish_order.push_back(i);
+      }
+      finished_cv.notify_one();
+    }
+  };
+  // Destroyed before `pool` (reverse order of declaration): on any return
+  // or exception it wakes the workers to stop, then the jthreads join them.
+  std::vector<std::jthread> pool;
+  pool.reserve(workers);
+  struct Stopper {
+    std::mutex& mu;
+    bool& stop;
+    std::condition_variable& cv;
+    ~Stopper() {
+      {
+        std::lock_guard lock(mu);
+        stop = true;
+      }
+      cv.notify_all();
+    }
+  } stopper{mu, stop, window_cv};
+  for (std::size_t w = 0; w < workers; ++w) pool.emplace_back(work);
+
+  std::size_t reported = 0;
+  while (merged < n) {
+    std::vector<std::size_t> newly;
+    std::vector<Done> ready;
+    {
+      std::unique_lock lock(mu);
+      finished_cv.wait(lock, [&] { return finish_order.size() > reported; });
+      newly.assign(finish_order.begin() + static_cast<std::ptrdiff_t>(reported), finish_order.end());
+      reported = finish_order.size();
+      for (std::size_t i = merged; i < n && results[i]; ++i) {
+        ready.push_back(std::move(*results[i]));
+        results[i].reset();
+      }
+    }
+    for (std::size_t i : newly) report(i);
+    for (Done& d : ready) {
+      if (d.thrown) std::rethrow_exception(d.thrown);
+      if (!consume(merged, std::move(*d.part))) return;
+      {
+        std::lock_guard lock(mu);
+        ++merged;
+      }
+      window_cv.notify_all();
+    }
+  }
+}
+
+
+// The files one read_traces(paths_or_globs) reads, in order, and what the
+// listing had to say. `single`: one entry naming one file, read as
+// read_trace reads it (no host named after the file).
+struct InputListing {
+  std::string source;  // the entries joined by spaces
+  std::vector<InputFile> files;
+  std::vector<std::string> warnings;
+  bool single = false;
+};
+absl::StatusOr<InputListing> list_inputs(const std::vector<std::string>& paths_or_globs);
+
+// Other JSON beside the traces (configs, summaries) that a directory or a
+// pattern found is skipped, said so; a damaged trace is an error.
+bool skipped_when_found(const InputFile& file, const absl::Status& read);
+// The error when every file was skipped: the last warning says why.
+absl::Status no_trace_among(const std::string& source, std::size_t files, const std::vector<std::string>& warnings);
+
+}  // namespace roofline::detail

@@ -1,0 +1,75 @@
+// The statistics of many files without holding their traces together: each
+// file is read, reduced to its partial on the thread that read it and
+// dropped; the partials merge in file order (exactly one pass's figures).
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "roofline/detail/cat.hpp"
+#include "roofline/detail/status_macros.hpp"
+#include "roofline/trace/stats_partial.hpp"
+#include "src/trace/read_inputs.hpp"
+
+namespace roofline {
+
+using detail::cat;
+
+absl::StatusOr<StatsPartial> stats_partial_of_traces(const std::vector<std::string>& paths_or_globs,
+                                                     const TraceReadOptions& read, const OpStatsOptions& options) {
+  ROOFLINE_ASSIGN_OR_RETURN(detail::InputListing in, detail::list_inputs(paths_or_globs));
+  auto one_pass = [&]() -> absl::StatusOr<StatsPartial> {
+    ROOFLINE_ASSIGN_OR_RETURN(Trace t, read_traces(paths_or_globs, read));
+    return stats_partial(std::move(t), options);
+  };
+  if (in.single || in.files.size() < 2) return one_pass();
+
+  std::vector<StatsPartial> parts;
+  std::vector<std::string> skipped;
+  absl::Status error;
+  auto reduce = [&options](std::size_t, absl::StatusOr<Trace> t) -> absl::StatusOr<StatsPartial> {
+    if (!t.ok()) return t.status();
+    return stats_partial(std::move(*t), options);
+  };
+  detail::read_in_order(in.files, read, reduce, [&](std::size_t i, absl::StatusOr<StatsPartial> part) {
+    if (detail::skipped_when_found(in.files[i], part.status())) {
+      skipped.push_back(cat("skipped ", std::string(part.status().message())));
+      return true;
+    }
+    if (!part.ok()) {
+      error = part.status();
+      return false;
+    }
+    parts.push_back(std::move(*part));
+    return true;
+  });
+  if (!error.ok()) return error;
+  if (parts.empty()) {
+    std::vector<std::string> said = in.warnings;
+    said.insert(said.end(), skipped.begin(), skipped.end());
+    return detail::no_trace_among(in.source, in.files.size(), said);
+  }
+  absl::StatusOr<StatsPartial> merged = merge_partials(parts);
+  // What a merge refuses (two files naming one host: a device on one, host
+  // timelines on the other) one read joins: read them together.
+  if (!merged.ok()) return one_pass();
+  parts.clear();
+  merged->source = in.source;
+  merged->listing_warnings = std::move(in.warnings);
+  merged->skipped_warnings = std::move(skipped);
+  return merged;
+}
+
+absl::StatusOr<TraceStatsRead> read_trace_stats(const std::vector<std::string>& paths_or_globs,
+                                                const TraceReadOptions& read, const OpStatsOptions& options) {
+  ROOFLINE_ASSIGN_OR_RETURN(detail::InputListing in, detail::list_inputs(paths_or_globs));
+  if (in.single || in.files.size() < 2) {
+    ROOFLINE_ASSIGN_OR_RETURN(Trace t, read_traces(paths_or_globs, read));
+    TraceStats s = compute_op_stats(t, options);
+    return TraceStatsRead{.trace = std::move(t), .stats = std::move(s)};
+  }
+  ROOFLINE_ASSIGN_OR_RETURN(StatsPartial p, stats_partial_of_traces(paths_or_globs, read, options));
+  TraceStats s = finish_stats(p);
+  return TraceStatsRead{.trace = trace_outline(p), .stats = std::move(s)};
+}
+
+}  // namespace roofline
