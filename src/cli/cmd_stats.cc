@@ -58,6 +58,82 @@ void print_reported_peaks(const Trace& t, const TraceStats& s) {
                 devices.c_str(), figures.c_str());
 }
 
+std::string device_label(const Trace& t, std::size_t device) {
+  const Device& d = t.devices[device];
+  return d.host.empty() ? d.name : cat(d.host, ":", d.name);
+}
+
+// Stragglers and collective waits (roofline/trace/skew.hpp): the steps with
+// the largest skew, the collectives with the most wait, and per device its
+// wait. Cells go through TextTable, which escapes names from traces.
+void print_across_devices(const Trace& t, const TraceStats& s) {
+  if (!s.skew) return;
+  const SkewStats& k = *s.skew;
+  constexpr std::size_t kTop = 5;
+  using A = TextTable::Align;
+  std::printf("across devices (docs/traces.md, \"Across devices\"):\n");
+  std::vector<const StepSkew*> steps;
+  for (const StepSkew& st : k.steps) steps.push_back(&st);
+  // Largest skew first; on a tie, step order.
+  std::stable_sort(steps.begin(), steps.end(), [](const StepSkew* a, const StepSkew* b) { return a->skew_s > b->skew_s; });
+  if (steps.empty()) {
+    std::printf("no step ran on 2 or more devices\n");
+  } else {
+    TextTable table({{"step"}, {"devices", A::kRight}, {"slowest"}, {"time", A::kRight}, {"fastest"},
+                     {"time", A::kRight}, {"median", A::kRight}, {"skew", A::kRight}});
+    for (std::size_t i = 0; i < steps.size() && i < kTop; ++i) {
+      const StepSkew& st = *steps[i];
+      table.add_row({st.repeat ? cat(st.step, " (", st.repeat + 1, ")") : st.step, cat(st.devices),
+                     device_label(t, st.slowest_device), format_seconds(st.slowest_s),
+                     device_label(t, st.fastest_device), format_seconds(st.fastest_s), format_seconds(st.median_s),
+                     format_seconds(st.skew_s)});
+    }
+    std::printf("steps with the largest skew (slowest - fastest device; %zu of %zu):\n%s",
+                std::min(kTop, steps.size()), steps.size(), table.render().c_str());
+  }
+  if (k.collectives.empty()) {
+    std::printf("no collective ran on 2 or more devices\n");
+  } else {
+    TextTable table({{"module"}, {"collective"}, {"calls", A::kRight}, {"total wait", A::kRight},
+                     {"max skew", A::kRight}, {"median skew", A::kRight}, {"waited for (most often)"}});
+    for (std::size_t i = 0; i < k.collectives.size() && i < kTop; ++i) {
+      const CollectiveSkew& c = k.collectives[i];
+      std::string label = c.name;
+      if (!c.kernel.empty()) label += cat(" [", c.kernel, "]");
+      if (label.size() > 60) label = label.substr(0, 57) + "...";
+      table.add_row({c.module.empty() ? "-" : c.program_id ? cat(c.module, "(", *c.program_id, ")") : c.module, label,
+                     cat(c.occurrences), format_seconds(c.wait_s), format_seconds(c.max_skew_s),
+                     format_seconds(c.median_skew_s),
+                     c.waited_for ? cat(device_label(t, *c.waited_for), " (", c.waited_for_count, " of ",
+                                        c.occurrences, ")")
+                                  : "-"});
+    }
+    std::printf("collectives with the most wait (a call's wait: its time - the shortest call's; %zu of %zu):\n%s",
+                std::min(kTop, k.collectives.size()), k.collectives.size(), table.render().c_str());
+  }
+  // Every device when few, else those that waited most.
+  constexpr std::size_t kDevices = 8;
+  std::vector<const DeviceSkew*> devices;
+  for (const DeviceSkew& d : k.devices) devices.push_back(&d);
+  if (devices.size() > kDevices) {
+    std::stable_sort(devices.begin(), devices.end(), [](const DeviceSkew* a, const DeviceSkew* b) {
+      return a->collective_wait_s > b->collective_wait_s;
+    });
+    devices.resize(kDevices);
+  }
+  TextTable table({{"device"}, {"collective wait", A::kRight}, {"slowest in steps", A::kRight},
+                   {"waited for", A::kRight}});
+  for (const DeviceSkew* d : devices)
+    table.add_row({device_label(t, d->device), format_seconds(d->collective_wait_s), cat(d->slowest_steps),
+                   cat(d->waited_for_count)});
+  std::printf("per device (waited for: collective calls where the others waited for it; a step or call all took "
+              "alike counts for no one)%s:\n%s\n",
+              k.devices.size() > kDevices ? cat("; ", kDevices, " of ", k.devices.size(),
+                                                " with the most wait (all: --format json)").c_str()
+                                          : "",
+              table.render().c_str());
+}
+
 void print_text(const Trace& t, const TraceStats& s, std::size_t top) {
   std::string formats;
   for (TraceFormat f : t.formats) formats += cat(formats.empty() ? "" : ", ", trace_format_name(f));
@@ -111,10 +187,11 @@ void print_text(const Trace& t, const TraceStats& s, std::size_t top) {
   }
   std::printf("categories (busy: each busy instant counted once, so they add up to the busy time):\n%s\n",
               cats.render().c_str());
+  print_across_devices(t, s);
 
   for (const DeviceStats& d : s.devices) {
     if (d.idle_gaps.empty()) continue;
-    std::printf("largest idle gaps on %s:\n", d.name.c_str());
+    std::printf("largest idle gaps on %s:\n", for_terminal(device_label(t, d.device)).c_str());
     for (const IdleGap& g : d.idle_gaps) {
       std::string host;
       for (const HostActivity& h : g.host)

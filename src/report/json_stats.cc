@@ -85,6 +85,51 @@ Json device_json(const Trace& t, const DeviceStats& d) {
                        {"idle_gaps", idle_gaps_json(d)}});
 }
 
+// A device named by its place in the "devices" array (that of TraceStats::
+// devices), its name and host.
+Json device_ref(const Trace& t, const TraceStats& s, std::size_t device) {
+  std::size_t at = 0;
+  while (at < s.devices.size() && s.devices[at].device != device) ++at;
+  const Device& d = t.devices[device];
+  return Json::object({{"device", at}, {"name", d.name}, {"host", d.host}});
+}
+
+// Stragglers and collective waits (roofline/trace/skew.hpp).
+Json across_devices_json(const Trace& t, const TraceStats& s, const SkewStats& k) {
+  Json steps = Json::array();
+  for (const StepSkew& st : k.steps)
+    steps.push_back(Json::object({{"step", st.step},
+                                  {"repeat", st.repeat},
+                                  {"devices", st.devices},
+                                  {"slowest", device_ref(t, s, st.slowest_device)},
+                                  {"slowest_s", st.slowest_s},
+                                  {"fastest", device_ref(t, s, st.fastest_device)},
+                                  {"fastest_s", st.fastest_s},
+                                  {"median_s", st.median_s},
+                                  {"skew_s", st.skew_s}}));
+  Json collectives = Json::array();
+  for (const CollectiveSkew& c : k.collectives)
+    collectives.push_back(Json::object({{"name", c.name},
+                                        {"module", c.module},
+                                        {"program_id", c.program_id},
+                                        {"kernel", c.kernel},
+                                        {"occurrences", c.occurrences},
+                                        {"wait_s", c.wait_s},
+                                        {"max_skew_s", c.max_skew_s},
+                                        {"median_skew_s", c.median_skew_s},
+                                        {"waited_for", c.waited_for ? device_ref(t, s, *c.waited_for) : Json()},
+                                        {"waited_for_count", c.waited_for_count}}));
+  Json devices = Json::array();
+  for (const DeviceSkew& d : k.devices) {
+    Json ref = device_ref(t, s, d.device);
+    ref["collective_wait_s"] = d.collective_wait_s;
+    ref["slowest_steps"] = d.slowest_steps;
+    ref["waited_for_count"] = d.waited_for_count;
+    devices.push_back(std::move(ref));
+  }
+  return Json::object({{"steps", std::move(steps)}, {"collectives", std::move(collectives)}, {"devices", std::move(devices)}});
+}
+
 }  // namespace
 
 Json to_json(const Trace& trace, const TraceStats& s, std::size_t max_ops) {
@@ -96,17 +141,20 @@ Json to_json(const Trace& trace, const TraceStats& s, std::size_t max_ops) {
   for (std::size_t i = 0; i < s.ops.size() && i < max_ops; ++i) ops.push_back(op_json(s.ops[i]));
   Json categories = Json::array();
   for (const CategoryStat& c : s.categories) categories.push_back(category_json(c));
-  return Json::object({{"source", trace.source},
-                       {"files", trace.files},
-                       {"formats", std::move(formats)},
-                       {"devices", std::move(devices)},
-                       {"busy_s", s.busy_s},
-                       {"idle_s", s.idle_s},
-                       {"duty_cycle", s.duty_cycle},
-                       {"sync_s", s.sync_s},
-                       {"ops", std::move(ops)},
-                       {"categories", std::move(categories)},
-                       {"warnings", trace.warnings}});
+  Json out = Json::object({{"source", trace.source},
+                           {"files", trace.files},
+                           {"formats", std::move(formats)},
+                           {"devices", std::move(devices)},
+                           {"busy_s", s.busy_s},
+                           {"idle_s", s.idle_s},
+                           {"duty_cycle", s.duty_cycle},
+                           {"sync_s", s.sync_s},
+                           {"ops", std::move(ops)},
+                           {"categories", std::move(categories)},
+                           {"warnings", trace.warnings}});
+  // Only with 2 or more devices, so a single device's JSON is as before.
+  if (s.skew) out["across_devices"] = across_devices_json(trace, s, *s.skew);
+  return out;
 }
 
 }  // namespace roofline

@@ -402,19 +402,17 @@ std::vector<CategoryStat> merge_categories(const std::vector<DeviceStats>& devic
   return out;
 }
 
-// The device's steps, else its host's (those of this device's host when
-// several hosts were read).
-std::optional<StepStats> device_steps(const Trace& t, const Device& d) {
-  if (!d.steps.empty()) return step_stats(d.steps, false);
-  std::vector<Step> mine;
-  for (const Step& s : t.host_steps)
-    if (s.host.empty() || s.host == d.host) mine.push_back(s);
-  return step_stats(mine, true);
-}
-
 }  // namespace
 
 namespace detail {
+
+std::vector<Step> device_step_list(const Trace& t, const Device& d) {
+  if (!d.steps.empty()) return d.steps;
+  std::vector<Step> mine;
+  for (const Step& s : t.host_steps)
+    if (s.host.empty() || s.host == d.host) mine.push_back(s);
+  return mine;
+}
 
 StatsParts compute_stats_parts(const Trace& t, const OpStatsOptions& options) {
   StatsParts out;
@@ -441,8 +439,9 @@ StatsParts compute_stats_parts(const Trace& t, const OpStatsOptions& options) {
     const std::vector<Interval> busy = fill_busy(t, d, ds, ev);
     if (!busy.empty())
       ds.idle_gaps = idle_gaps(t, busy, t.hosts.empty() ? nullptr : &host_segments.of(d.host), options);
-    ds.steps = device_steps(t, d);
+    ds.steps = step_stats(device_step_list(t, d), d.steps.empty());
     out.busy_self_ps.push_back(ev.busy_self_ps);
+    out.skew_inputs.push_back(skew_inputs(t, di));
     out.devices.push_back(std::move(ds));
   }
   for (auto& [key, a] : all_ops)
@@ -456,7 +455,8 @@ StatsParts compute_stats_parts(const Trace& t, const OpStatsOptions& options) {
 void sort_by_total(std::vector<OpStat>& ops) { std::sort(ops.begin(), ops.end(), by_total); }
 
 TraceStats finish_stats(std::vector<DeviceStats> devices, const std::vector<std::int64_t>& busy_self_ps,
-                        const std::vector<OpDurations>& rows, const std::vector<OpInfo>& ops) {
+                        const std::vector<DeviceSkewInputs>& skew_inputs, const std::vector<OpDurations>& rows,
+                        const std::vector<OpInfo>& ops) {
   TraceStats out;
   double all_denominator = 0, window_sum = 0;
   for (std::size_t i = 0; i < devices.size(); ++i) {
@@ -472,6 +472,11 @@ TraceStats finish_stats(std::vector<DeviceStats> devices, const std::vector<std:
   for (const OpDurations& r : rows) out.ops.push_back(finish_op(ops[r.op], r.op, r.async, r.runs, all_denominator));
   std::sort(out.ops.begin(), out.ops.end(), by_total);
   out.categories = merge_categories(out.devices, all_denominator, out.busy_s);
+  if (out.devices.size() >= 2) {
+    std::vector<std::size_t> indices;
+    for (const DeviceStats& d : out.devices) indices.push_back(d.device);
+    out.skew = compute_skew(indices, skew_inputs, ops);
+  }
   return out;
 }
 
@@ -479,7 +484,7 @@ TraceStats finish_stats(std::vector<DeviceStats> devices, const std::vector<std:
 
 TraceStats compute_op_stats(const Trace& t, const OpStatsOptions& options) {
   detail::StatsParts parts = detail::compute_stats_parts(t, options);
-  return detail::finish_stats(std::move(parts.devices), parts.busy_self_ps, parts.rows, t.ops);
+  return detail::finish_stats(std::move(parts.devices), parts.busy_self_ps, parts.skew_inputs, parts.rows, t.ops);
 }
 
 }  // namespace roofline

@@ -7,23 +7,31 @@
 #include <vector>
 
 #include "roofline/trace/op_stats.hpp"
+#include "roofline/trace/skew.hpp"
 #include "roofline/trace/stats_partial.hpp"
 
 namespace roofline::detail {
 
-// Per device its final statistics and busy self time; per row over all
-// devices its self times. Rows by (op, async).
+// Per device its final statistics, busy self time and what the figures
+// across devices need (skew.hpp); per row over all devices its self times.
+// Rows by (op, async).
 struct StatsParts {
   std::vector<DeviceStats> devices;
   std::vector<std::int64_t> busy_self_ps;
+  std::vector<DeviceSkewInputs> skew_inputs;
   std::vector<OpDurations> rows;
 };
 StatsParts compute_stats_parts(const Trace& trace, const OpStatsOptions& options);
 
-// The totals, ops and categories over all devices, in the order of `devices`;
-// rows' op indexes `ops`.
+// The totals, ops, categories and figures across devices over all devices,
+// in the order of `devices`; rows' and skew inputs' op indexes `ops`.
 TraceStats finish_stats(std::vector<DeviceStats> devices, const std::vector<std::int64_t>& busy_self_ps,
-                        const std::vector<OpDurations>& rows, const std::vector<OpInfo>& ops);
+                        const std::vector<DeviceSkewInputs>& skew_inputs, const std::vector<OpDurations>& rows,
+                        const std::vector<OpInfo>& ops);
+
+// The steps a device's statistics take: its own, else its host's host steps
+// (those of its host when several hosts were read).
+std::vector<Step> device_step_list(const Trace& trace, const Device& device);
 
 // In the order of TraceStats::ops: busy rows first, by total self time,
 // then by op and async; a total order.

@@ -53,12 +53,15 @@ void sort_devices(StatsPartial& p) {
             [&](std::size_t a, std::size_t b) { return p.device_stats[a].device < p.device_stats[b].device; });
   std::vector<DeviceStats> stats;
   std::vector<std::int64_t> busy;
+  std::vector<DeviceSkewInputs> skew;
   for (std::size_t i : by) {
     stats.push_back(std::move(p.device_stats[i]));
     busy.push_back(p.busy_self_ps[i]);
+    skew.push_back(std::move(p.skew_inputs[i]));
   }
   p.device_stats = std::move(stats);
   p.busy_self_ps = std::move(busy);
+  p.skew_inputs = std::move(skew);
 }
 
 // What TraceBuilder::intern_op tells ops apart by.
@@ -89,6 +92,14 @@ std::vector<DurationRun> merge_runs(const std::vector<DurationRun>& a, const std
     else out.push_back({.self_ps = a[i].self_ps, .count = a[i++].count + b[j++].count});
   }
   return out;
+}
+
+// `in` with its ops renumbered, kept in op order as a partial holds them.
+DeviceSkewInputs remap_ops(DeviceSkewInputs in, const std::vector<std::uint32_t>& remap) {
+  for (CollectiveCalls& c : in.collectives) c.op = remap[c.op];
+  std::sort(in.collectives.begin(), in.collectives.end(),
+            [](const CollectiveCalls& x, const CollectiveCalls& y) { return x.op < y.op; });
+  return in;
 }
 
 bool hosts_meet(const std::string& device_host, const std::string& host) {
@@ -158,6 +169,7 @@ absl::StatusOr<StatsPartial> merge_two(StatsPartial a, const StatsPartial& b) {
     for (OpStat& o : d.ops) o.op = remap[o.op];
     a.device_stats.push_back(std::move(d));
     a.busy_self_ps.push_back(b.busy_self_ps[i]);
+    a.skew_inputs.push_back(remap_ops(b.skew_inputs[i], remap));
   }
   // Identities (the first op of a key wins, as in a read) and ties by the
   // merged op order.
@@ -216,8 +228,13 @@ StatsPartial stats_partial(Trace t, const OpStatsOptions& options) {
   p.rows = std::move(parts.rows);
   for (DeviceStats& d : parts.devices)
     for (OpStat& o : d.ops) o.op = index.at(o.op);
+  // Collective calls are op events on op lines: their ops have rows. Op
+  // order is kept (ops are taken in trace order), so these stay by op.
+  for (DeviceSkewInputs& in : parts.skew_inputs)
+    for (CollectiveCalls& c : in.collectives) c.op = index.at(c.op);
   p.device_stats = std::move(parts.devices);
   p.busy_self_ps = std::move(parts.busy_self_ps);
+  p.skew_inputs = std::move(parts.skew_inputs);
   for (Device& d : t.devices) {
     Device& id = p.devices.emplace_back();
     id.id = d.id;
@@ -243,7 +260,7 @@ absl::StatusOr<StatsPartial> merge_partials(std::span<const StatsPartial> parts)
 }
 
 TraceStats finish_stats(const StatsPartial& p) {
-  return detail::finish_stats(p.device_stats, p.busy_self_ps, p.rows, p.ops);
+  return detail::finish_stats(p.device_stats, p.busy_self_ps, p.skew_inputs, p.rows, p.ops);
 }
 
 Trace trace_outline(const StatsPartial& p) {

@@ -38,7 +38,17 @@ json caps_json(const DeviceCaps& c) {
           {"compute_capability_minor", opt(c.compute_capability_minor)}};
 }
 
-json stats_json(const DeviceStats& d, std::int64_t busy_self_ps) {
+// A device's steps and collective calls, whole: the figures across devices
+// are computed from them when the partials are finished.
+json skew_json(const DeviceSkewInputs& in) {
+  json steps = json::array();
+  for (const SkewStep& s : in.steps) steps.push_back({{"name", s.name}, {"duration_ps", s.duration_ps}});
+  json collectives = json::array();
+  for (const CollectiveCalls& c : in.collectives) collectives.push_back({{"op", c.op}, {"duration_ps", c.duration_ps}});
+  return {{"steps", steps}, {"collectives", collectives}};
+}
+
+json stats_json(const DeviceStats& d, std::int64_t busy_self_ps, const DeviceSkewInputs& skew) {
   json ops = json::array();
   for (const OpStat& o : d.ops)
     ops.push_back({{"op", o.op}, {"async", o.async}, {"count", o.count}, {"total_s", o.total_s},
@@ -61,7 +71,7 @@ json stats_json(const DeviceStats& d, std::int64_t busy_self_ps) {
   return {{"busy_self_ps", busy_self_ps}, {"op_events", d.op_events}, {"window_s", d.window_s},
           {"busy_s", d.busy_s}, {"idle_s", d.idle_s}, {"duty_cycle", d.duty_cycle}, {"compute_s", d.compute_s},
           {"collective_s", d.collective_s}, {"data_movement_s", d.data_movement_s}, {"sync_s", d.sync_s},
-          {"ops", ops}, {"categories", cats}, {"idle_gaps", gaps}, {"steps", steps}};
+          {"ops", ops}, {"categories", cats}, {"idle_gaps", gaps}, {"steps", steps}, {"skew", skew_json(skew)}};
 }
 
 // Walks the parsed JSON; every error names the file and the JSON path.
@@ -167,11 +177,52 @@ absl::StatusOr<DeviceCaps> read_caps(const Reader& r, const json& j, const std::
   return c;
 }
 
+absl::StatusOr<DeviceSkewInputs> read_skew(const Reader& r, const json& j, const std::string& p,
+                                           const StatsPartial& out, std::int64_t op_events) {
+  ROOFLINE_RETURN_IF_ERROR(r.object(j, p, {"steps", "collectives"}));
+  DeviceSkewInputs in;
+  const json& steps = j["steps"];
+  ROOFLINE_RETURN_IF_ERROR(r.array(steps, p + "/steps"));
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const std::string q = cat(p, "/steps/", i);
+    ROOFLINE_RETURN_IF_ERROR(r.object(steps[i], q, {"name", "duration_ps"}));
+    SkewStep s;
+    ROOFLINE_ASSIGN_OR_RETURN(s.name, r.string(steps[i]["name"], q + "/name"));
+    ROOFLINE_ASSIGN_OR_RETURN(s.duration_ps, r.integer(steps[i]["duration_ps"], q + "/duration_ps", INT64_MIN));
+    in.steps.push_back(std::move(s));
+  }
+  const json& collectives = j["collectives"];
+  ROOFLINE_RETURN_IF_ERROR(r.array(collectives, p + "/collectives"));
+  std::int64_t calls = 0;  // each is one of the device's op events
+  for (std::size_t i = 0; i < collectives.size(); ++i) {
+    const std::string q = cat(p, "/collectives/", i);
+    const json& c = collectives[i];
+    ROOFLINE_RETURN_IF_ERROR(r.object(c, q, {"op", "duration_ps"}));
+    CollectiveCalls cc;
+    ROOFLINE_ASSIGN_OR_RETURN(std::size_t op, r.index(c["op"], q + "/op", out.ops.size(), "/ops"));
+    cc.op = static_cast<std::uint32_t>(op);
+    if (out.ops[op].op_class != OpClass::kCollective) return r.error(q + "/op", "expected a collective op");
+    if (!in.collectives.empty() && in.collectives.back().op >= cc.op)
+      return r.error(q + "/op", "collectives must be sorted by op, each once");
+    const json& d = c["duration_ps"];
+    if (!d.is_array() || d.empty()) return r.error(q + "/duration_ps", "expected a non-empty array of integers");
+    if (static_cast<std::int64_t>(d.size()) > op_events - calls)
+      return r.error(q + "/duration_ps", "more collective calls than the device's op events");
+    calls += static_cast<std::int64_t>(d.size());
+    for (std::size_t k = 0; k < d.size(); ++k) {
+      ROOFLINE_ASSIGN_OR_RETURN(std::int64_t v, r.integer(d[k], cat(q, "/duration_ps/", k), INT64_MIN));
+      cc.duration_ps.push_back(v);
+    }
+    in.collectives.push_back(std::move(cc));
+  }
+  return in;
+}
+
 absl::Status read_stats(const Reader& r, const json& j, const std::string& p, const StatsPartial& out,
-                        DeviceStats& d, std::int64_t& busy_self_ps) {
+                        DeviceStats& d, std::int64_t& busy_self_ps, DeviceSkewInputs& skew) {
   ROOFLINE_RETURN_IF_ERROR(r.object(j, p, {"busy_self_ps", "op_events", "window_s", "busy_s", "idle_s", "duty_cycle",
                                            "compute_s", "collective_s", "data_movement_s", "sync_s", "ops",
-                                           "categories", "idle_gaps", "steps"}));
+                                           "categories", "idle_gaps", "steps", "skew"}));
   ROOFLINE_ASSIGN_OR_RETURN(busy_self_ps, r.integer(j["busy_self_ps"], p + "/busy_self_ps"));
   ROOFLINE_ASSIGN_OR_RETURN(d.op_events, r.integer(j["op_events"], p + "/op_events", 1));
   for (auto [key, field] : {std::pair{"window_s", &d.window_s}, std::pair{"busy_s", &d.busy_s},
@@ -250,6 +301,7 @@ absl::Status read_stats(const Reader& r, const json& j, const std::string& p, co
     }
     d.steps = s;
   }
+  ROOFLINE_ASSIGN_OR_RETURN(skew, read_skew(r, j["skew"], p + "/skew", out, d.op_events));
   return absl::OkStatus();
 }
 
@@ -371,12 +423,14 @@ absl::StatusOr<StatsPartial> read_partial(const Reader& r, const json& j) {
       s.host = d.host;
       s.model = d.model;
       std::int64_t busy = 0;
-      ROOFLINE_RETURN_IF_ERROR(read_stats(r, dv["stats"], q + "/stats", out, s, busy));
+      DeviceSkewInputs skew;
+      ROOFLINE_RETURN_IF_ERROR(read_stats(r, dv["stats"], q + "/stats", out, s, busy, skew));
       if (s.op_events > events - device_events)
         return r.error(q + "/stats/op_events", "more op events than the rows hold");
       device_events += s.op_events;
       out.device_stats.push_back(std::move(s));
       out.busy_self_ps.push_back(busy);
+      out.skew_inputs.push_back(std::move(skew));
     }
     out.devices.push_back(std::move(d));
   }
@@ -396,7 +450,7 @@ std::string stats_partial_json(const StatsPartial& p) {
     const Device& d = p.devices[i];
     json stats;
     if (next < p.device_stats.size() && p.device_stats[next].device == i) {
-      stats = stats_json(p.device_stats[next], p.busy_self_ps[next]);
+      stats = stats_json(p.device_stats[next], p.busy_self_ps[next], p.skew_inputs[next]);
       ++next;
     }
     devices.push_back({{"id", d.id}, {"host", d.host}, {"name", d.name}, {"model", d.model}, {"vendor", d.vendor},

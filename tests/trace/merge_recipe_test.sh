@@ -39,5 +39,9 @@ for format in text json csv; do
     fi
   done
 done
+# The files hold devices of several hosts: the figures across devices
+# (stragglers, collective waits) are part of what was compared.
+grep -q '"across_devices"' "$work/one_pass.json" || { echo "FAIL: no across_devices in the one-pass JSON"; status=1; }
+grep -q '^across devices' "$work/one_pass.text" || { echo "FAIL: no across devices section in the one-pass text"; status=1; }
 [ $status -eq 0 ] && echo "merge recipe: ${#files[@]} files, merged and tree-merged partials equal one pass (text, json, csv)"
 exit $status

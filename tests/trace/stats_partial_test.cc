@@ -63,8 +63,17 @@ TEST_CASE("stats partial: merged per-file partials print exactly what one pass o
     INFO(names.front() << " + " << names.size() - 1 << " more");
     std::vector<StatsPartial> parts;
     for (const std::string& n : names) parts.push_back(partial_of(n));
-    CHECK(merged(parts) == one_pass(names));
+    const std::string one = one_pass(names);
+    CHECK(merged(parts) == one);
+    // Every combination has devices of several files: the figures across
+    // devices (stragglers, collective waits) are part of what is compared.
+    CHECK(one.find("\"across_devices\"") != std::string::npos);
   }
+  // TPU v6e x4's all-reduce calls are matched across its chips in the merge too.
+  const TraceStats s = finish_stats(*merge_partials(std::vector{partial_of(kCombinations[0][0]), partial_of(kCombinations[0][1])}));
+  REQUIRE(s.skew);
+  REQUIRE_FALSE(s.skew->collectives.empty());
+  CHECK(s.skew->collectives.front().occurrences == 3);
 }
 
 TEST_CASE("stats partial: merging is associative, and a merged partial merges on") {
@@ -132,7 +141,7 @@ TEST_CASE("stats partial: a damaged partial fails with the file and the place") 
     change(j);
     return j.dump();
   };
-  fails(edit([](nlohmann::json& j) { j["version"] = 2; }), "/version: expected 1, the only version this build reads (got 2)");
+  fails(edit([](nlohmann::json& j) { j["version"] = 1; }), "/version: expected 2, the only version this build reads (got 1)");
   fails(edit([](nlohmann::json& j) { j["format"] = "roofline-calibration"; }), "/format: expected \"roofline-stats-partial\"");
   fails(edit([](nlohmann::json& j) { j["rows"][0]["op"] = "x"; }), "/rows/0/op: expected an index into /ops");
   fails(edit([](nlohmann::json& j) { j["rows"][0]["op"] = 100000; }), "/rows/0/op: expected an index into /ops");
@@ -147,6 +156,13 @@ TEST_CASE("stats partial: a damaged partial fails with the file and the place") 
         "/rows/0/self_ps/0/1: more than 4294967296 op events in all");
   fails(edit([](nlohmann::json& j) { j["host_timelines"] = 1 << 20; }), "/host_timelines: expected at most 65536");
   fails(R"({"format": "roofline-stats-partial", "version": 1e400})", "not a partial");
+  // A device's collective calls (for the figures across devices) name collective ops, each once, in order.
+  fails(edit([](nlohmann::json& j) { j["devices"][0]["stats"]["skew"]["collectives"][0]["op"] = 0; }),
+        "/devices/0/stats/skew/collectives/0/op: expected a collective op");
+  fails(edit([](nlohmann::json& j) { j["devices"][0]["stats"]["skew"]["collectives"][0]["duration_ps"] = nlohmann::json::array(); }),
+        "/devices/0/stats/skew/collectives/0/duration_ps: expected a non-empty array");
+  fails(edit([](nlohmann::json& j) { j["devices"][0]["stats"]["skew"]["steps"][0].erase("name"); }),
+        "/devices/0/stats/skew/steps/0/name: missing required field");
 }
 
 TEST_CASE("stats partial: merged partials stay within the limits a read keeps") {

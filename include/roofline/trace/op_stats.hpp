@@ -31,7 +31,9 @@
 //  - share: an op's (or category's) total self time over the sum of self
 //    times of all busy ops of the device(s) (so their shares add up to 1);
 //  - ops are keyed by (module, program id, name, kernel): custom-call.1 in two
-//    modules (or in two programs of one jit name) is two rows.
+//    modules (or in two programs of one jit name) is two rows;
+//  - across devices (two or more): stragglers per step and waits in
+//    collective calls, TraceStats::skew, defined in skew.hpp.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +42,7 @@
 #include <utility>
 #include <vector>
 
+#include "roofline/trace/skew.hpp"
 #include "roofline/trace/trace.hpp"
 
 namespace roofline {
@@ -115,6 +118,9 @@ struct TraceStats {
   double busy_s = 0, idle_s = 0, duty_cycle = 0, sync_s = 0;
   std::vector<OpStat> ops;
   std::vector<CategoryStat> categories;
+  // Stragglers and collective waits across `devices` (skew.hpp); only with
+  // 2 or more devices.
+  std::optional<SkewStats> skew;
 };
 
 TraceStats compute_op_stats(const Trace& trace, const OpStatsOptions& options = {});

@@ -16,7 +16,8 @@
 // in the partial; the figures over all devices are sums in device order and,
 // per op, the multiset of its self times (integer picoseconds, as ascending
 // runs), from which count, sum (added in the same order), mean, median, min
-// and max are recomputed. Ops are told apart as the reader interns them
+// and max are recomputed; the figures across devices (skew.hpp) from each
+// device's steps and collective durations, carried whole. Ops are told apart as the reader interns them
 // (module, program id, name, kernel, category, HLO text), and in the order
 // they were first met, which breaks ties between equal totals.
 //
@@ -40,12 +41,13 @@
 #include "absl/status/statusor.h"
 #include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
+#include "roofline/trace/skew.hpp"
 #include "roofline/trace/trace.hpp"
 
 namespace roofline {
 
 inline constexpr std::string_view kStatsPartialFormat = "roofline-stats-partial";
-inline constexpr int kStatsPartialVersion = 1;
+inline constexpr int kStatsPartialVersion = 2;
 
 // What a partial, read or merged, may hold. Finishing adds one double per op
 // event (as one pass does, so the sums are the same), about 1 ns each: 2^32
@@ -87,6 +89,10 @@ struct StatsPartial {
   // indexes `devices`; each DeviceStats::ops[i].op indexes `ops`.
   std::vector<DeviceStats> device_stats;
   std::vector<std::int64_t> busy_self_ps;  // per device_stats: sum of busy ops' self times
+  // Per device_stats: its steps and collective calls (skew.hpp), from which
+  // the figures across devices are computed when finishing; their ops index
+  // `ops`.
+  std::vector<DeviceSkewInputs> skew_inputs;
   // The ops with rows, in the order a read of the inputs interns them; only
   // name, module, program_id, kernel, category, hlo_text, op_class, flops and
   // bytes_accessed are kept.
