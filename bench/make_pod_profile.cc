@@ -7,7 +7,8 @@
 // Writes DIR/host00.pt.trace.json ... (Kineto) or DIR/host00.xplane.pb ...
 // (XPlane), one file per host. Each file is the source trace with all its
 // events written K times, K the smallest count that brings the file to
-// --bytes-per-host (K, M, G are powers of 1024); every host has the same K.
+// --bytes-per-host (K, M, G are powers of 1024) by the source's sizes (ids and
+// times may then be a digit longer); every host has the same K.
 // Repeat r (0-based) is the source shifted by r periods, a period being the
 // source's span (first event start to last event end) plus 10% (room for the
 // straggler) plus 1 ms, rounded up to a whole microsecond. Output is
@@ -47,7 +48,8 @@
 //       0.1 x the step's dur longer (the straggler's step is that much
 //       longer), and the later events of its stream (same pid and tid) in the
 //       repeat start that much later, so nothing on the stream overlaps. The
-//       A100 trace has one per step (80 SendRecv kernels, 16 per step).
+//       A100 trace has one per step (80 SendRecv kernels, 15 in each step's
+//       range; the first lasts 21.0 ms more in ProfilerStep#550).
 //     - XPlane: on each /device: plane's XLA Ops line, the first collective
 //       op of the repeat (by device_offset_ps; an event whose metadata's
 //       display name starts with, or whose HLO text has " <op>(", " <op>-start("
@@ -55,7 +57,7 @@
 //       collective-permute...) lasts 0.1 x the span longer (the straggler's
 //       repeat is that much longer), host and device clocks, and the line's
 //       later events move by as much. The v6e trace: the first of the three
-//       all-reduces on each of TPU:0..3 (121.7 ms) waits 9.86 s more.
+//       all-reduces on each of TPU:0..3 (121.7 ms) waits 9.815 s more.
 //   The straggler itself gets no wait. The summary line printed at the end
 //   repeats what was planted, with the figures of the source used.
 //

@@ -350,10 +350,11 @@ absl::StatusOr<Source> load(const std::string& path) {
   src.period_ns = (src.span_ns + src.span_ns / 10 + 1'000'000 + 999) / 1000 * 1000;
   plant_waits(src, raws);
 
+  // Sizes as in the source (ids and times written later may be a digit longer).
   src.fixed_bytes = src.text.size() - (events_e - events_b);
   for (const Event& ev : src.events) {
-    std::uint64_t n = src.sep.size();
-    for (std::uint32_t p = ev.piece_begin; p < ev.piece_end; ++p) n += src.pieces[p].len;
+    const Piece& last = src.pieces[ev.piece_end - 1];
+    const std::uint64_t n = src.sep.size() + (last.begin + last.len - src.pieces[ev.piece_begin].begin);
     (ev.once ? src.fixed_bytes : src.repeat_bytes) += n;
   }
   return src;

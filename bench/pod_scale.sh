@@ -16,8 +16,9 @@
 # Environment: POD_DIR=DIR reads the profile there if DIR holds one, else
 # generates into it; KEEP=1 keeps what was generated (else it is removed);
 # MAKE_POD=PATH the generator (default: bench/make_pod_profile beside
-# ROOFLINE); COMMANDS="stats" to time stats only; TMPDIR where the temporary
-# folder goes.
+# ROOFLINE); COMMANDS="stats" to time stats only; MAX_RSS_MB=N kills a
+# command whose resident memory passes N MB (exit 143, its figures then
+# being those up to the kill); TMPDIR where the temporary folder goes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 roofline=${1:-$here/build/roofline}
@@ -60,7 +61,7 @@ else
 fi
 
 files=$(find "$dir" -maxdepth 1 -name "host*$suffix" | wc -l)
-total=$(find "$dir" -maxdepth 1 -name "host*$suffix" -printf '%s\n' | awk '{s += $1} END {printf "%d", s}')
+total=$(find "$dir" -maxdepth 1 -name "host*$suffix" -printf '%s\n' | awk '{s += $1} END {printf "%.0f", s}')
 cores=$(nproc)
 used=$((jobs < cores ? jobs : cores))
 printf '%s: %d files, %.2f GB, --jobs %d on %d cores\n' "$format" "$files" "$(echo "$total / 1000000000" | bc -l)" "$jobs" "$cores"
@@ -68,7 +69,21 @@ echo "command  GB_read  wall_s  MB/s  MB/s_per_core  peak_RSS_MB  exit"
 for cmd in $commands; do
   rc=0
   /usr/bin/time -f '%e %M' -o "$scratch/time" \
-    "$roofline" "$cmd" "$dir" --format json --jobs "$jobs" >"$scratch/out.json" 2>"$scratch/err" || rc=$?
+    "$roofline" "$cmd" "$dir" --format json --jobs "$jobs" >"$scratch/out.json" 2>"$scratch/err" &
+  timed=$!
+  if [ -n "${MAX_RSS_MB:-}" ]; then
+    while kill -0 "$timed" 2>/dev/null; do
+      child=$(pgrep -P "$timed" || true)
+      kb=$( [ -n "$child" ] && awk '/^VmRSS/ {print $2}' "/proc/$child/status" 2>/dev/null || true)
+      if [ -n "$kb" ] && [ "$kb" -gt $((MAX_RSS_MB * 1024)) ]; then
+        echo "$cmd: resident memory passed $MAX_RSS_MB MB: killed" >&2
+        kill "$child"
+        break
+      fi
+      sleep 1
+    done
+  fi
+  wait "$timed" || rc=$?
   read -r wall rss < <(tail -n 1 "$scratch/time")
   [ "$(echo "$wall > 0" | bc -l)" = 1 ] || wall=0.01  # below GNU time's resolution
   mbs=$(echo "$total / 1000000 / $wall" | bc -l)
