@@ -99,6 +99,23 @@ std::vector<DurationRun> to_runs(std::vector<std::int64_t>& v) {
   return out;
 }
 
+// The runs of the union of two multisets given as runs: what to_runs gives
+// for their self times together.
+void add_runs(std::vector<DurationRun>& into, const std::vector<DurationRun>& more) {
+  std::vector<DurationRun> out;
+  out.reserve(into.size() + more.size());
+  auto a = into.cbegin();
+  auto b = more.cbegin();
+  while (a != into.cend() || b != more.cend()) {
+    DurationRun next;
+    if (b == more.cend() || (a != into.cend() && a->self_ps < b->self_ps)) next = *a++;
+    else if (a == into.cend() || b->self_ps < a->self_ps) next = *b++;
+    else next = {.self_ps = a->self_ps, .count = (a++)->count + (b++)->count};
+    out.push_back(next);
+  }
+  into = std::move(out);
+}
+
 // Ops that keep the device busy: not in flight on an async line, not a
 // stream waiting.
 bool busy_row(const OpStat& o) { return !o.async && o.op_class != OpClass::kSync; }
@@ -124,15 +141,14 @@ struct Segment {
 // A timeline as segments naming the innermost event running: on a host, so
 // a gap is explained by what the host was actually doing, not by its outer
 // frames; on a device, each op's self time as intervals. Only events `keep`
-// accepts take part.
-template <class Keep>
-std::vector<Segment> innermost_segments(const Device& h, Keep keep) {
-  std::vector<Segment> out;
+// accepts take part; `emit(Segment)` gets them in order within each line.
+template <class Keep, class Emit>
+void for_each_innermost(const Device& h, Keep keep, Emit emit_segment) {
   std::vector<const Event*> stack;
   std::int64_t cursor = 0;
   std::uint32_t line = ~0u;
   auto emit = [&](const Event* e, std::int64_t from, std::int64_t to) {
-    if (to > from) out.push_back({from, to, e->op});
+    if (to > from) emit_segment(Segment{from, to, e->op});
   };
   auto drain = [&](std::int64_t until) {
     while (!stack.empty() && stack.back()->end_ps() <= until) {
@@ -154,6 +170,12 @@ std::vector<Segment> innermost_segments(const Device& h, Keep keep) {
     stack.push_back(&e);
   }
   drain(std::numeric_limits<std::int64_t>::max());
+}
+
+template <class Keep>
+std::vector<Segment> innermost_segments(const Device& h, Keep keep) {
+  std::vector<Segment> out;
+  for_each_innermost(h, keep, [&](const Segment& seg) { out.push_back(seg); });
   return out;
 }
 
@@ -177,27 +199,6 @@ std::optional<StepStats> step_stats(const std::vector<Step>& steps, bool from_ho
   return st;
 }
 
-// Host segments per host name, built on first use.
-class HostSegments {
- public:
-  explicit HostSegments(const Trace& t) : t_(t) {}
-  const std::vector<Segment>& of(const std::string& host) {
-    auto it = by_host_.find(host);
-    if (it != by_host_.end()) return it->second;
-    std::vector<Segment> segs;
-    for (const Device& h : t_.hosts) {
-      if (!host.empty() && !h.host.empty() && h.host != host) continue;
-      std::vector<Segment> s = innermost_segments(h, [](const Event&) { return true; });
-      segs.insert(segs.end(), s.begin(), s.end());
-    }
-    return by_host_.emplace(host, std::move(segs)).first->second;
-  }
-
- private:
-  const Trace& t_;
-  std::map<std::string, std::vector<Segment>> by_host_;
-};
-
 // One device's op events: self times per op row, the window of its busy
 // ops and the sum of their self times.
 struct DeviceEvents {
@@ -207,8 +208,7 @@ struct DeviceEvents {
   std::int64_t busy_self_ps = 0, events = 0;
 };
 
-// Also adds each event's self time to `all_ops`, the rows over all devices.
-DeviceEvents collect_events(const Trace& t, const Device& d, absl::flat_hash_map<std::uint64_t, Accum>& all_ops) {
+DeviceEvents collect_events(const Trace& t, const Device& d) {
   DeviceEvents out;
   for (const Event& e : d.events) {
     const LineRole role = d.lines[e.line].role;
@@ -218,9 +218,6 @@ DeviceEvents collect_events(const Trace& t, const Device& d, absl::flat_hash_map
     Accum& a = out.ops[row_key(e.op, async)];
     a.async = async;
     a.self_ps.push_back(e.self_ps);
-    Accum& g = all_ops[row_key(e.op, async)];
-    g.async = async;
-    g.self_ps.push_back(e.self_ps);
     if (async || t.ops[e.op].op_class == OpClass::kSync) continue;
     out.busy_self_ps += e.self_ps;
     out.first = std::min(out.first, e.start_ps);
@@ -229,44 +226,76 @@ DeviceEvents collect_events(const Trace& t, const Device& d, absl::flat_hash_map
   return out;
 }
 
-// What the host was doing during a gap: per host event name, the time it was
-// innermost, largest first.
-std::vector<HostActivity> host_activity(const Trace& t, const std::vector<Segment>& segs, const Interval& g,
-                                        std::size_t keep) {
-  absl::flat_hash_map<std::uint32_t, std::int64_t> by_op;
-  for (const Segment& s : segs) {
-    const std::int64_t a = std::max(s.start, g.start), b = std::min(s.end, g.end);
-    if (b > a) by_op[s.op] += b - a;
-  }
-  std::map<std::string, std::int64_t> by_name;
-  for (const auto& [op, ps] : by_op) by_name[t.ops[op].name] += ps;
-  std::vector<HostActivity> out;
-  for (const auto& [name, ps] : by_name) out.push_back({.name = name, .overlap_s = static_cast<double>(ps) * kPs});
-  std::sort(out.begin(), out.end(), [](const HostActivity& a, const HostActivity& b) {
-    return a.overlap_s != b.overlap_s ? a.overlap_s > b.overlap_s : a.name < b.name;
-  });
-  if (out.size() > keep) out.resize(keep);
-  return out;
-}
-
-// Idle gaps between busy stretches, largest first.
-std::vector<IdleGap> idle_gaps(const Trace& t, const std::vector<Interval>& busy_u, const std::vector<Segment>* segs,
-                               const OpStatsOptions& options) {
+// Idle gaps between busy stretches, largest first (ties: earlier first);
+// their host activity is filled later, per host (add_host_activity).
+std::vector<Interval> largest_gaps(const std::vector<Interval>& busy_u, std::size_t keep) {
   std::vector<Interval> gaps;
   for (std::size_t i = 1; i < busy_u.size(); ++i) gaps.push_back({busy_u[i - 1].end, busy_u[i].start});
-  std::sort(gaps.begin(), gaps.end(), [](const Interval& a, const Interval& b) {
+  auto larger = [](const Interval& a, const Interval& b) {
     return (a.end - a.start) > (b.end - b.start) || ((a.end - a.start) == (b.end - b.start) && a.start < b.start);
-  });
-  if (gaps.size() > options.idle_gaps) gaps.resize(options.idle_gaps);
-  std::vector<IdleGap> out;
-  for (const Interval& g : gaps) {
-    IdleGap ig;
-    ig.start_s = static_cast<double>(g.start) * kPs;
-    ig.duration_s = static_cast<double>(g.end - g.start) * kPs;
-    if (segs) ig.host = host_activity(t, *segs, g, options.host_activities);
-    out.push_back(std::move(ig));
+  };
+  // A total order (starts differ): the first `keep` are those a full sort gives.
+  const std::size_t k = std::min(keep, gaps.size());
+  std::partial_sort(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(k), gaps.end(), larger);
+  gaps.resize(k);
+  return gaps;
+}
+
+IdleGap idle_gap(const Interval& g) {
+  return {.start_s = static_cast<double>(g.start) * kPs, .duration_s = static_cast<double>(g.end - g.start) * kPs,
+          .host = {}};
+}
+
+// What the host was doing during each device's largest gaps: per host event
+// name, the time it was innermost on the host timelines of the device's
+// host (all host timelines when either side names no host), largest first.
+// One pass over each host's timelines serves all its devices' gaps, so the
+// host's events are never held as segments.
+void add_host_activity(const Trace& t, std::vector<DeviceStats>& devices,
+                       const std::vector<std::vector<Interval>>& gaps, const OpStatsOptions& options) {
+  const std::size_t keep = options.idle_gaps;
+  if (t.hosts.empty()) return;
+  std::map<std::string, std::vector<std::size_t>> by_host;  // device host -> indexes into `devices`
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    if (!gaps[i].empty()) by_host[devices[i].host].push_back(i);
+  for (const auto& [host, members] : by_host) {
+    struct Target {
+      Interval gap;
+      absl::flat_hash_map<std::uint32_t, std::int64_t>* by_op;
+    };
+    std::vector<absl::flat_hash_map<std::uint32_t, std::int64_t>> by_op(members.size() * keep);
+    std::vector<Target> targets;
+    for (std::size_t m = 0; m < members.size(); ++m)
+      for (std::size_t g = 0; g < gaps[members[m]].size(); ++g)
+        targets.push_back({gaps[members[m]][g], &by_op[m * keep + g]});
+    std::sort(targets.begin(), targets.end(), [](const Target& a, const Target& b) { return a.gap.start < b.gap.start; });
+    std::int64_t longest = 0;
+    for (const Target& x : targets) longest = std::max(longest, x.gap.end - x.gap.start);
+    for (const Device& h : t.hosts) {
+      if (!host.empty() && !h.host.empty() && h.host != host) continue;
+      for_each_innermost(h, [](const Event&) { return true; }, [&](const Segment& seg) {
+        // Gaps that start before the segment ends and end after it starts:
+        // by start, from the first that could still reach it.
+        auto it = std::lower_bound(targets.begin(), targets.end(), seg.start - longest,
+                                   [](const Target& x, std::int64_t v) { return x.gap.start < v; });
+        for (; it != targets.end() && it->gap.start < seg.end; ++it) {
+          const std::int64_t a = std::max(seg.start, it->gap.start), b = std::min(seg.end, it->gap.end);
+          if (b > a) (*it->by_op)[seg.op] += b - a;
+        }
+      });
+    }
+    for (std::size_t m = 0; m < members.size(); ++m)
+      for (std::size_t g = 0; g < gaps[members[m]].size(); ++g) {
+        std::map<std::string, std::int64_t> by_name;
+        for (const auto& [op, ps] : by_op[m * keep + g]) by_name[t.ops[op].name] += ps;
+        std::vector<HostActivity>& out = devices[members[m]].idle_gaps[g].host;
+        for (const auto& [name, ps] : by_name) out.push_back({.name = name, .overlap_s = static_cast<double>(ps) * kPs});
+        std::sort(out.begin(), out.end(), [](const HostActivity& a, const HostActivity& b) {
+          return a.overlap_s != b.overlap_s ? a.overlap_s > b.overlap_s : a.name < b.name;
+        });
+        if (out.size() > options.host_activities) out.resize(options.host_activities);
+      }
   }
-  return out;
 }
 
 // Rank of a class in the split of busy time: an instant when ops of several
@@ -416,12 +445,14 @@ std::vector<Step> device_step_list(const Trace& t, const Device& d) {
 
 StatsParts compute_stats_parts(const Trace& t, const OpStatsOptions& options) {
   StatsParts out;
-  absl::flat_hash_map<std::uint64_t, Accum> all_ops;
-  HostSegments host_segments(t);
+  // The rows over all devices, from each device's runs: the same runs as
+  // all their events' self times would give, without holding those.
+  absl::flat_hash_map<std::uint64_t, OpDurations> all_ops;
+  std::vector<std::vector<Interval>> gaps;
   for (std::size_t di = 0; di < t.devices.size(); ++di) {
     const Device& d = t.devices[di];
     if (options.device_id && d.id != *options.device_id) continue;
-    DeviceEvents ev = collect_events(t, d, all_ops);
+    DeviceEvents ev = collect_events(t, d);
     if (ev.events == 0) continue;
     DeviceStats ds;
     ds.device = di;
@@ -433,19 +464,25 @@ StatsParts compute_stats_parts(const Trace& t, const OpStatsOptions& options) {
     const double denominator = static_cast<double>(ev.busy_self_ps) * kPs;
     for (auto& [key, a] : ev.ops) {
       const auto op = static_cast<std::uint32_t>(key >> 1);
-      ds.ops.push_back(finish_op(t.ops[op], op, a.async, to_runs(a.self_ps), denominator));
+      const std::vector<DurationRun> runs = to_runs(a.self_ps);
+      ds.ops.push_back(finish_op(t.ops[op], op, a.async, runs, denominator));
+      OpDurations& row = all_ops[key];
+      row.op = op;
+      row.async = a.async;
+      add_runs(row.runs, runs);
     }
+    ev.ops.clear();
     std::sort(ds.ops.begin(), ds.ops.end(), by_total);
     const std::vector<Interval> busy = fill_busy(t, d, ds, ev);
-    if (!busy.empty())
-      ds.idle_gaps = idle_gaps(t, busy, t.hosts.empty() ? nullptr : &host_segments.of(d.host), options);
+    gaps.push_back(busy.empty() ? std::vector<Interval>{} : largest_gaps(busy, options.idle_gaps));
+    for (const Interval& g : gaps.back()) ds.idle_gaps.push_back(idle_gap(g));
     ds.steps = step_stats(device_step_list(t, d), d.steps.empty());
     out.busy_self_ps.push_back(ev.busy_self_ps);
     out.skew_inputs.push_back(skew_inputs(t, di));
     out.devices.push_back(std::move(ds));
   }
-  for (auto& [key, a] : all_ops)
-    out.rows.push_back({.op = static_cast<std::uint32_t>(key >> 1), .async = a.async, .runs = to_runs(a.self_ps)});
+  add_host_activity(t, out.devices, gaps, options);
+  for (auto& [key, row] : all_ops) out.rows.push_back(std::move(row));
   std::sort(out.rows.begin(), out.rows.end(), [](const OpDurations& a, const OpDurations& b) {
     return a.op != b.op ? a.op < b.op : a.async < b.async;
   });
