@@ -126,8 +126,8 @@ void print_across_devices(const Trace& t, const TraceStats& s) {
   for (const DeviceSkew* d : devices)
     table.add_row({device_label(t, d->device), format_seconds(d->collective_wait_s), cat(d->slowest_steps),
                    cat(d->waited_for_count)});
-  std::printf("per device (waited for: collective calls where the others waited for it; a step or call all took "
-              "alike counts for no one)%s:\n%s\n",
+  std::printf("per device (waited for: collective calls where the others waited for it; a step or call that "
+              "several devices took longest or shortest alike counts for no one)%s:\n%s\n",
               k.devices.size() > kDevices ? cat("; ", kDevices, " of ", k.devices.size(),
                                                 " with the most wait (all: --format json)").c_str()
                                           : "",

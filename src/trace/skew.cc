@@ -56,8 +56,11 @@ void add_steps(std::span<const std::size_t> devices, std::span<const DeviceSkewI
       if (r.second < fastest.second) fastest = r;
       durations.push_back(r.second);
     }
-    // A step all devices took alike has no straggler.
-    if (slowest.second > fastest.second) ++out.devices[slowest.first].slowest_steps;
+    // A straggler is one device slower than all others: a step several
+    // devices took longest alike (or all alike) counts for none of them.
+    const auto at_slowest = std::count_if(s.runs.begin(), s.runs.end(),
+                                          [&](const auto& r) { return r.second == slowest.second; });
+    if (slowest.second > fastest.second && at_slowest == 1) ++out.devices[slowest.first].slowest_steps;
     out.steps.push_back({.step = s.name,
                          .repeat = s.repeat,
                          .devices = static_cast<std::int64_t>(s.runs.size()),
@@ -86,20 +89,22 @@ void add_collectives(std::span<const std::size_t> devices, std::span<const Devic
     std::vector<std::int64_t> skews;
     std::vector<std::int64_t> shortest_count(inputs.size(), 0);
     for (std::size_t k = 0; k < longest; ++k) {
-      std::int64_t lo = 0, hi = 0, present = 0;
+      std::int64_t lo = 0, hi = 0, present = 0, at_lo = 0;
       std::size_t lo_at = 0;
       for (const auto& [p, calls] : callers) {
         if (k >= calls->size()) continue;
         const std::int64_t d = (*calls)[k];
-        if (present == 0 || d < lo) lo = d, lo_at = p;  // strict: on a tie the device listed first
+        if (present == 0 || d < lo) lo = d, lo_at = p, at_lo = 0;  // strict: on a tie the device listed first
+        if (d == lo) ++at_lo;
         if (present == 0 || d > hi) hi = d;
         ++present;
       }
       if (present < 2) continue;
       ++occurrences;
       skews.push_back(hi - lo);
-      // A call all devices took alike kept no one waiting.
-      if (hi > lo) {
+      // A call all devices took alike kept no one waiting; one that several
+      // took shortest alike names no one the others waited for.
+      if (hi > lo && at_lo == 1) {
         ++shortest_count[lo_at];
         ++out.devices[lo_at].waited_for_count;
       }

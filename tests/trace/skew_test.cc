@@ -154,11 +154,11 @@ TEST_CASE("skew: three devices, two steps and a collective called twice, counted
   CHECK(k.steps[1].skew_s == Approx(40e-6));
 
   // Call 1: 20, 5, 12 -> shortest TPU:1; waits 15, 0, 7 (22); skew 15.
-  // Call 2: 10, 30, 10 -> shortest TPU:0 (tied with TPU:2, listed first);
-  // waits 0, 20, 0 (20); skew 20. Call 3: TPU:2 alone, not matched. The
-  // async 1000 µs is not a call. Total wait 42, max skew 20, median skew
-  // (15 + 20) / 2 = 17.5; shortest once each for TPU:1 and TPU:0: the tie
-  // goes to TPU:0.
+  // Call 2: 10, 30, 10 -> shortest TPU:0 and TPU:2 alike, so no one was
+  // the last to arrive; waits 0, 20, 0 (20); skew 20. Call 3: TPU:2 alone,
+  // not matched. The async 1000 µs is not a call. Total wait 42, max skew
+  // 20, median skew (15 + 20) / 2 = 17.5; the one call with a single
+  // shortest device names TPU:1.
   REQUIRE(k.collectives.size() == 1);
   const CollectiveSkew& c = k.collectives[0];
   CHECK(c.op == 1);
@@ -168,12 +168,12 @@ TEST_CASE("skew: three devices, two steps and a collective called twice, counted
   CHECK(c.wait_s == Approx(42e-6));
   CHECK(c.max_skew_s == Approx(20e-6));
   CHECK(c.median_skew_s == Approx(17.5e-6));
-  CHECK(c.waited_for == std::optional<std::size_t>(0));
+  CHECK(c.waited_for == std::optional<std::size_t>(1));
   CHECK(c.waited_for_count == 1);
 
   // Per device: waits 15, 20, 7 (they add up to the collective's 42);
-  // slowest in step "1" TPU:1, in "2" TPU:2; shortest call TPU:1 (call 1),
-  // TPU:0 (call 2).
+  // slowest in step "1" TPU:1, in "2" TPU:2; shortest call TPU:1 (call 1;
+  // call 2's shortest is shared).
   REQUIRE(k.devices.size() == 3);
   CHECK(k.devices[0].collective_wait_s == Approx(15e-6));
   CHECK(k.devices[1].collective_wait_s == Approx(20e-6));
@@ -181,7 +181,7 @@ TEST_CASE("skew: three devices, two steps and a collective called twice, counted
   CHECK(k.devices[0].slowest_steps == 0);
   CHECK(k.devices[1].slowest_steps == 1);
   CHECK(k.devices[2].slowest_steps == 1);
-  CHECK(k.devices[0].waited_for_count == 1);
+  CHECK(k.devices[0].waited_for_count == 0);
   CHECK(k.devices[1].waited_for_count == 1);
   CHECK(k.devices[2].waited_for_count == 0);
 
@@ -197,7 +197,7 @@ TEST_CASE("skew: three devices, two steps and a collective called twice, counted
   REQUIRE(j.contains("across_devices"));
   CHECK(j["across_devices"]["steps"][1]["slowest"]["device"] == 2);
   CHECK(j["across_devices"]["steps"][1]["slowest"]["name"] == "/device:TPU:2");
-  CHECK(j["across_devices"]["collectives"][0]["waited_for"]["device"] == 0);
+  CHECK(j["across_devices"]["collectives"][0]["waited_for"]["device"] == 1);
   CHECK(j["across_devices"]["devices"][1]["collective_wait_s"].get<double>() == Approx(20e-6));
 }
 

@@ -37,10 +37,12 @@
 //    (ties: the device listed first);
 //  - per device: its collective wait (sum of its waits), the steps where it
 //    was the slowest, and how often it was the one waited for;
-//  - a step or call that every device took alike (skew 0) has no straggler:
-//    it counts for no device in `slowest_steps` and `waited_for_count`
-//    (identical ranks are nobody's stragglers), though StepSkew still names
-//    a slowest and fastest device by the tie rule.
+//  - a straggler is one device: a step (call) counts in `slowest_steps`
+//    (`waited_for_count`) only for a device slower (shorter) than every
+//    other; one that several devices took longest (shortest) alike, or all
+//    alike, counts for none (identical ranks are nobody's stragglers),
+//    though StepSkew still names a slowest and fastest device by the tie
+//    rule.
 // All arithmetic is in integer picoseconds up to the final conversion to
 // seconds, so statistics merged from partials (stats_partial.hpp) equal
 // those of one pass exactly.
