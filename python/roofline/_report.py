@@ -162,6 +162,13 @@ class Report:
         return self._value()["notes"]
 
     @property
+    def across_devices(self) -> Optional[dict]:
+        """Stragglers and collective waits across the report's devices: the
+        JSON report's "across_devices" (steps, collectives, devices; keys in
+        docs/json.md), None with fewer than 2 devices."""
+        return self._value().get("across_devices")
+
+    @property
     def trace_formats(self) -> list:
         """The format of each file read: "xplane", "kineto-json", ..."""
         return list(self._core.formats)
@@ -249,6 +256,12 @@ class Stats:
     @property
     def warnings(self) -> list:
         return self._value()["warnings"]
+
+    @property
+    def across_devices(self) -> Optional[dict]:
+        """Stragglers and collective waits: the JSON's "across_devices",
+        None with fewer than 2 devices."""
+        return self._value().get("across_devices")
 
     def to_json(self, top: Optional[int] = None) -> str:
         """Exactly what `roofline stats TRACE --format json [--top TOP]` prints."""

@@ -4,12 +4,14 @@
 // depend on how the report is sorted.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/units.hpp"
 #include "roofline/trace/op_stats.hpp"
+#include "roofline/trace/skew.hpp"
 #include "src/match/aggregate.hpp"
 #include "src/match/peaks.hpp"
 
@@ -35,17 +37,26 @@ void name_programs(const Match& m, std::vector<OpReport>& ops) {
   }
 }
 
+// A device as the report names it (DeviceSummary::name).
+std::string device_label(const Device& d) { return d.name + (d.host.empty() ? "" : " @ " + d.host); }
+
 // Busy, idle and wall time of the selected devices, and their busy time by
 // class (compute, collective, data movement: each busy instant once), from
 // the trace's op statistics (compute_op_stats), so stats and report agree.
-void add_devices(const Match& m, Report& r, std::map<std::string, double>& busy_by_class) {
+// Returns the stragglers and collective waits across the selected devices
+// (none for fewer than 2): those of the same statistics, computed again only
+// where their devices differ from the report's (a device with async op
+// events alone is in the statistics, not in the report).
+std::optional<SkewStats> add_devices(const Match& m, Report& r, std::map<std::string, double>& busy_by_class) {
   ReportSummary& s = r.summary;
-  const TraceStats stats = compute_op_stats(*m.trace, OpStatsOptions{.device_id = m.device_id});
+  TraceStats stats = compute_op_stats(*m.trace, OpStatsOptions{.device_id = m.device_id});
   double sync_s = 0;
+  std::vector<std::size_t> stats_devices;
   for (const DeviceStats& d : stats.devices) {
+    stats_devices.push_back(d.device);
     if (std::find(m.devices.begin(), m.devices.end(), d.device) == m.devices.end()) continue;
     const Chip* chip = reported_chip(m.trace->devices[d.device]);
-    r.devices.push_back({.id = d.id, .name = d.name + (d.host.empty() ? "" : " @ " + d.host),
+    r.devices.push_back({.id = d.id, .name = device_label(m.trace->devices[d.device]),
                          .chip = chip ? chip->name : "", .busy_s = d.busy_s, .idle_s = d.idle_s,
                          .duty_cycle = d.duty_cycle});
     s.measured_s += d.busy_s;
@@ -60,6 +71,38 @@ void add_devices(const Match& m, Report& r, std::map<std::string, double>& busy_
   if (sync_s > 0)
     r.notes.push_back(cat("streams waited (CUDA Stream Sync / Stream Wait Event / Context Sync) for ",
                           format_seconds(sync_s), ": not work, so not busy time, not in any category or op"));
+  if (m.devices.size() < 2) return std::nullopt;
+  if (stats_devices == m.devices) return std::move(stats.skew);
+  return compute_skew(*m.trace, m.devices);
+}
+
+// The skew statistics as report values: devices by their labels, each
+// collective's module as the report's op table names it (with the program
+// id where two programs share a name). `ops` in the order of m.ops.
+AcrossDevices across_devices(const Match& m, const SkewStats& k, const std::vector<OpReport>& ops) {
+  const Trace& trace = *m.trace;
+  std::map<std::uint32_t, const OpReport*> op_row;  // trace op -> its (first synchronous) report row
+  for (std::size_t i = 0; i < m.ops.size(); ++i)
+    if (!ops[i].async) op_row.emplace(m.ops[i].group.op, &ops[i]);
+  AcrossDevices out;
+  for (const StepSkew& st : k.steps)
+    out.steps.push_back({.step = st.step, .repeat = st.repeat, .devices = st.devices,
+                         .slowest_device = device_label(trace.devices[st.slowest_device]),
+                         .fastest_device = device_label(trace.devices[st.fastest_device]),
+                         .slowest_s = st.slowest_s, .fastest_s = st.fastest_s, .median_s = st.median_s,
+                         .skew_s = st.skew_s});
+  for (const CollectiveSkew& c : k.collectives) {
+    const auto row = op_row.find(c.op);
+    out.collectives.push_back({.name = c.name, .module = row != op_row.end() ? row->second->module : c.module,
+                               .calls = c.occurrences, .wait_s = c.wait_s, .max_skew_s = c.max_skew_s,
+                               .median_skew_s = c.median_skew_s,
+                               .waited_for_device = c.waited_for ? device_label(trace.devices[*c.waited_for]) : "",
+                               .waited_for_count = c.waited_for_count});
+  }
+  for (const DeviceSkew& d : k.devices)
+    out.devices.push_back({.device = device_label(trace.devices[d.device]), .collective_wait_s = d.collective_wait_s,
+                           .slowest_steps = d.slowest_steps, .waited_for_count = d.waited_for_count});
+  return out;
 }
 
 // Predicted, matched, unmatched and async totals, FLOPs, and time per
@@ -189,7 +232,8 @@ Report aggregate(const Match& m) {
   for (const MatchedOp& op : m.ops) r.ops.push_back(detail::op_report(*m.trace, op, chip));
   name_programs(m, r.ops);
   std::map<std::string, double> busy_by_class;
-  add_devices(m, r, busy_by_class);
+  const std::optional<SkewStats> skew = add_devices(m, r, busy_by_class);
+  if (skew) r.across_devices = across_devices(m, *skew, r.ops);
   add_totals(m, r.ops, busy_by_class, r.summary);
   add_mfu(m, r.ops, r);
   add_steps(m, r);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "roofline/detail/cat.hpp"
+#include "roofline/format/terminal.hpp"
 #include "roofline/format/units.hpp"
 
 namespace roofline {
@@ -109,6 +110,59 @@ std::optional<std::string> nothing_predicted_headline(const Report& r) {
     reasons += detail::cat(i ? "; " : "", ranked[i].first, " (", format_seconds(ranked[i].second), ")");
   return detail::cat("nothing could be predicted: none of the ", r.ops.size(), " ops (", format_seconds(total),
                      " measured) has a cost source; main reasons: ", reasons);
+}
+
+std::optional<std::string> across_devices_headline(const Report& r) {
+  if (!r.across_devices) return std::nullopt;
+  const AcrossDevices& a = *r.across_devices;
+  std::vector<std::string> parts;
+  // The device slowest in most steps (the first listed on a tie).
+  const DeviceWait* slowest = nullptr;
+  for (const DeviceWait& d : a.devices)
+    if (d.slowest_steps > 0 && (!slowest || d.slowest_steps > slowest->slowest_steps)) slowest = &d;
+  if (slowest) {
+    double most_s = 0;
+    for (const StepStraggler& st : a.steps)
+      if (st.skew_s > 0 && st.slowest_device == slowest->device) most_s = std::max(most_s, st.skew_s);
+    parts.push_back(detail::cat("slowest device per step: ", for_terminal(slowest->device), " in ",
+                                slowest->slowest_steps, " of ", a.steps.size(), " steps (up to +",
+                                format_seconds(most_s), ")"));
+  }
+  double wait_s = 0;
+  for (const DeviceWait& d : a.devices) wait_s += d.collective_wait_s;
+  if (wait_s > 0) {
+    std::int64_t calls = 0;
+    for (const CollectiveWait& c : a.collectives) calls += c.calls;
+    const DeviceWait* waited_for = nullptr;
+    for (const DeviceWait& d : a.devices)
+      if (d.waited_for_count > 0 && (!waited_for || d.waited_for_count > waited_for->waited_for_count)) waited_for = &d;
+    std::string part = detail::cat("collective waits: ", format_seconds(wait_s), " over ", a.devices.size(), " devices");
+    if (waited_for)
+      part += detail::cat(", most often waiting for ", for_terminal(waited_for->device), " (",
+                          waited_for->waited_for_count, " of ", calls, " calls)");
+    parts.push_back(std::move(part));
+  }
+  if (parts.empty()) return std::nullopt;
+  return parts.size() == 1 ? parts[0] : parts[0] + "; " + parts[1];
+}
+
+std::vector<const StepStraggler*> steps_by_skew(const AcrossDevices& a, std::size_t top) {
+  std::vector<const StepStraggler*> out;
+  for (const StepStraggler& st : a.steps) out.push_back(&st);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const StepStraggler* x, const StepStraggler* y) { return x->skew_s > y->skew_s; });
+  if (out.size() > top) out.resize(top);
+  return out;
+}
+
+std::vector<const DeviceWait*> devices_shown(const AcrossDevices& a, std::size_t max) {
+  std::vector<const DeviceWait*> out;
+  for (const DeviceWait& d : a.devices) out.push_back(&d);
+  if (out.size() <= max) return out;
+  std::stable_sort(out.begin(), out.end(),
+                   [](const DeviceWait* x, const DeviceWait* y) { return x->collective_wait_s > y->collective_wait_s; });
+  out.resize(max);
+  return out;
 }
 
 }  // namespace roofline

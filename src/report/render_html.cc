@@ -12,6 +12,7 @@
 #include "roofline/report/labels.hpp"
 #include "roofline/report/rank.hpp"
 #include "roofline/report/render.hpp"
+#include "roofline/format/terminal.hpp"
 #include "roofline/format/units.hpp"
 
 namespace roofline {
@@ -29,6 +30,10 @@ std::string esc(const std::string& s) {
     }
   return out;
 }
+
+// A name from a trace (or a path): control characters made visible
+// (for_terminal), then escaped for HTML.
+std::string esc_name(const std::string& s) { return esc(for_terminal(s)); }
 
 std::string num(double v, int sig = 6) {
   char buf[40];
@@ -206,6 +211,73 @@ std::string ranked_table(const Report& r, const std::vector<const OpReport*>& op
   return s + "</tbody></table>\n";
 }
 
+std::string html_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  std::string s = "<table class=\"ranked\"><thead><tr>";
+  for (const std::string& h : header) s += "<th>" + esc(h) + "</th>";
+  s += "</tr></thead><tbody>\n";
+  for (const auto& row : rows) {
+    s += "<tr>";
+    for (const std::string& c : row) s += "<td>" + c + "</td>";
+    s += "</tr>\n";
+  }
+  return s + "</tbody></table>\n";
+}
+
+// Stragglers and collective waits (Report::across_devices), as the text
+// report's sections: the steps with the largest skew, the collectives with
+// the most wait, and per device its wait. Cells are escaped here.
+std::string across_devices_html(const AcrossDevices& a, std::size_t top) {
+  std::string h = "<h2 id=\"across-devices\">Across devices</h2><p class=\"muted\">Stragglers and collective waits "
+                  "(definitions: docs/traces.md, &quot;Across devices&quot;). A step's skew = slowest &minus; fastest "
+                  "device; a call's wait on a device = its time &minus; the shortest call's.</p>\n";
+  if (a.steps.empty()) {
+    h += "<p class=\"muted\">No step ran on 2 or more devices.</p>\n";
+  } else {
+    std::vector<std::vector<std::string>> rows;
+    const std::vector<const StepStraggler*> shown = steps_by_skew(a, top);
+    for (const StepStraggler* st : shown)
+      rows.push_back({esc_name(st->repeat ? st->step + " (" + std::to_string(st->repeat + 1) + ")" : st->step),
+                      std::to_string(st->devices), esc_name(st->slowest_device), esc(format_seconds(st->slowest_s)),
+                      esc_name(st->fastest_device), esc(format_seconds(st->fastest_s)),
+                      esc(format_seconds(st->median_s)), esc(format_seconds(st->skew_s))});
+    h += "<p class=\"muted\">Steps with the largest skew: " + std::to_string(shown.size()) + " of " +
+         std::to_string(a.steps.size()) + " steps run on 2 or more devices.</p>\n" +
+         html_table({"step", "devices", "slowest", "time", "fastest", "time", "median", "skew"}, rows);
+  }
+  if (!a.collectives.empty()) {
+    std::vector<std::vector<std::string>> rows;
+    for (std::size_t i = 0; i < a.collectives.size() && i < top; ++i) {
+      const CollectiveWait& c = a.collectives[i];
+      const std::string shown = short_op_name(c.name, 60);
+      rows.push_back({(shown == c.name ? std::string() : "<span title=\"" + esc_name(c.name) + "\">") + esc_name(shown) +
+                          (shown == c.name ? "" : "</span>"),
+                      esc_name(c.module), std::to_string(c.calls), esc(format_seconds(c.wait_s)),
+                      esc(format_seconds(c.max_skew_s)), esc(format_seconds(c.median_skew_s)),
+                      c.waited_for_device.empty() ? "-"
+                                                  : esc_name(c.waited_for_device) + " (" +
+                                                        std::to_string(c.waited_for_count) + " of " +
+                                                        std::to_string(c.calls) + ")"});
+    }
+    h += "<p class=\"muted\">Collectives with the most wait: " + std::to_string(rows.size()) + " of " +
+         std::to_string(a.collectives.size()) + ".</p>\n" +
+         html_table({"collective", "module", "calls", "total wait", "max skew", "median skew", "waited for (most often)"},
+                    rows);
+  }
+  std::vector<std::vector<std::string>> rows;
+  const std::vector<const DeviceWait*> shown = devices_shown(a, kAcrossDevicesShown);
+  for (const DeviceWait* d : shown)
+    rows.push_back({esc_name(d->device), esc(format_seconds(d->collective_wait_s)), std::to_string(d->slowest_steps),
+                    std::to_string(d->waited_for_count)});
+  h += "<p class=\"muted\">Per device. Waited for: collective calls where the others waited for it; a step or call "
+       "all took alike counts for no one" +
+       (shown.size() < a.devices.size()
+            ? "; the " + std::to_string(shown.size()) + " with the most wait, " +
+                  std::to_string(a.devices.size() - shown.size()) + " more left out (all in the JSON)"
+            : std::string()) +
+       ".</p>\n" + html_table({"device", "collective wait", "slowest in steps", "waited for"}, rows);
+  return h;
+}
+
 constexpr const char* kStyle = R"css(
 body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1a202c;padding:0 16px}
 h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px}
@@ -267,9 +339,9 @@ std::string render_html(const Report& r, RenderOptions o) {
   const std::size_t top = static_cast<std::size_t>(std::max(1, o.top));
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                   "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-                  "<title>roofline report: " + esc(r.trace_path) + "</title><style>" + kStyle +
+                  "<title>roofline report: " + esc_name(r.trace_path) + "</title><style>" + kStyle +
                   "</style></head>\n<body data-errors=\"\">\n";
-  h += "<h1>roofline report</h1><div class=\"muted\">" + esc(r.trace_path) + " &middot; chip " +
+  h += "<h1>roofline report</h1><div class=\"muted\">" + esc_name(r.trace_path) + " &middot; chip " +
        esc(r.chip) + (r.chip_source.empty() ? "" : " (" + esc(r.chip_source) + ")") + " &middot; " +
        std::to_string(r.devices.size()) + " device(s)" +
        (r.target_chip.empty() ? "" : " &middot; what-if chip " + esc(r.target_chip)) + "</div>\n";
@@ -290,6 +362,8 @@ std::string render_html(const Report& r, RenderOptions o) {
                               : kpi("roofline on " + r.target_chip, format_seconds(target.predicted_s)) +
                                     kpi("expected on " + r.target_chip, format_seconds(target.expected_s))) +
        "</div>\n";
+  if (std::optional<std::string> across = across_devices_headline(r))
+    h += "<div class=\"muted\" id=\"across-headline\">Across devices: " + esc(*across) + "</div>\n";
   h += "<div class=\"muted\">MFU convention: " + esc(s.mfu_convention) + "</div>\n";
   h += "<div class=\"muted\" id=\"calibration\">Three figures per op: the roofline lower bound (no kernel is "
        "faster), the calibrated expected time (what a good kernel of its kind takes on this chip; " +
@@ -303,6 +377,7 @@ std::string render_html(const Report& r, RenderOptions o) {
   // A report built by hand may have no chip figures: no roofs to draw.
   if (r.peak_flops_per_s > 0 && r.hbm_bytes_per_s > 0) h += roofline_svg(r);
   h += "<h2>Where the time went</h2>" + category_bar(r) + "\n";
+  if (r.across_devices) h += across_devices_html(*r.across_devices, top);
   if (predicted > 0) {
     h += "<h2>Worth fixing</h2><p class=\"muted\">Most time lost against the calibrated expected: lost vs exp = "
          "measured &minus; expected, summed over occurrences.</p>\n" +

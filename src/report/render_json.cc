@@ -108,6 +108,39 @@ Json calibration_json(const Report& r) {
                        {"target_origin", r.target_chip.empty() ? Json() : origin(r.target_calibration)}});
 }
 
+// Stragglers and collective waits (Report::across_devices); devices by
+// their names in "devices", "" for none.
+Json across_devices_json(const AcrossDevices& a) {
+  Json steps = Json::array();
+  for (const StepStraggler& st : a.steps)
+    steps.push_back(Json::object({{"step", st.step},
+                                  {"repeat", st.repeat},
+                                  {"devices", st.devices},
+                                  {"slowest_device", st.slowest_device},
+                                  {"slowest_s", st.slowest_s},
+                                  {"fastest_device", st.fastest_device},
+                                  {"fastest_s", st.fastest_s},
+                                  {"median_s", st.median_s},
+                                  {"skew_s", st.skew_s}}));
+  Json collectives = Json::array();
+  for (const CollectiveWait& c : a.collectives)
+    collectives.push_back(Json::object({{"name", c.name},
+                                        {"module", c.module},
+                                        {"calls", c.calls},
+                                        {"wait_s", c.wait_s},
+                                        {"max_skew_s", c.max_skew_s},
+                                        {"median_skew_s", c.median_skew_s},
+                                        {"waited_for_device", c.waited_for_device.empty() ? Json() : Json(c.waited_for_device)},
+                                        {"waited_for_count", c.waited_for_count}}));
+  Json devices = Json::array();
+  for (const DeviceWait& d : a.devices)
+    devices.push_back(Json::object({{"device", d.device},
+                                    {"collective_wait_s", d.collective_wait_s},
+                                    {"slowest_steps", d.slowest_steps},
+                                    {"waited_for_count", d.waited_for_count}}));
+  return Json::object({{"steps", std::move(steps)}, {"collectives", std::move(collectives)}, {"devices", std::move(devices)}});
+}
+
 }  // namespace
 
 Json to_json(const Report& r) {
@@ -122,7 +155,7 @@ Json to_json(const Report& r) {
   Json ops = Json::array();
   for (const OpReport& op : r.ops) ops.push_back(op_json(op));
   const std::optional<std::string> none = nothing_predicted_headline(r);
-  return Json::object({{"trace", r.trace_path},
+  Json out = Json::object({{"trace", r.trace_path},
                        {"chip", r.chip},
                        {"chip_source", r.chip_source},
                        {"target_chip", r.target_chip.empty() ? Json() : Json(r.target_chip)},
@@ -135,6 +168,9 @@ Json to_json(const Report& r) {
                        {"ops", std::move(ops)},
                        {"nothing_predicted", none ? Json(*none) : Json()},
                        {"notes", r.notes}});
+  // Only with 2 or more devices, so a single device's JSON is as before.
+  if (r.across_devices) out["across_devices"] = across_devices_json(*r.across_devices);
+  return out;
 }
 
 std::string render_json(const Report& r) { return to_json(r).dump() + "\n"; }

@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "roofline/report/labels.hpp"
 #include "roofline/report/rank.hpp"
 #include "roofline/report/render.hpp"
 #include "roofline/format/markdown.hpp"
+#include "roofline/format/terminal.hpp"
 #include "roofline/format/text_table.hpp"
 #include "roofline/format/units.hpp"
 
@@ -134,6 +136,7 @@ std::vector<std::string> headline_lines(const Report& r) {
     l.push_back(std::to_string(n) + " op(s) without a prediction account for " +
                 format_seconds(s.unmatched_s) + " (listed at the end with the reason)");
   }
+  if (std::optional<std::string> across = across_devices_headline(r)) l.push_back("across devices: " + *across);
   if (!r.target_chip.empty()) {
     const TargetTotals target = target_totals(r);
     l.push_back("what-if on " + r.target_chip + ": the predicted ops' roofline would be " +
@@ -142,6 +145,67 @@ std::vector<std::string> headline_lines(const Report& r) {
                 calibration_label(r.target_calibration) + ")");
   }
   return l;
+}
+
+// Stragglers and collective waits (Report::across_devices): the steps with
+// the largest skew, the collectives with the most wait, and per device its
+// wait. Names from traces pass through for_terminal() here, as Markdown
+// does not escape control characters (text tables do again: a no-op).
+std::vector<Section> across_devices_sections(const AcrossDevices& a, std::size_t top) {
+  std::vector<Section> out;
+  const std::string defined = "definitions: docs/traces.md, \"Across devices\"";
+  // Without steps, the first table says so.
+  std::string no_steps = a.steps.empty() ? "no step ran on 2 or more devices; " + defined + "; " : "";
+  if (!a.steps.empty()) {
+    Table steps;
+    steps.header = {"step", "devices", "slowest", "time", "fastest", "time", "median", "skew"};
+    steps.right = {false, true, false, true, false, true, true, true};
+    const std::vector<const StepStraggler*> shown = steps_by_skew(a, top);
+    for (const StepStraggler* st : shown)
+      steps.rows.push_back({for_terminal(st->repeat ? st->step + " (" + std::to_string(st->repeat + 1) + ")" : st->step),
+                            std::to_string(st->devices), for_terminal(st->slowest_device),
+                            format_seconds(st->slowest_s), for_terminal(st->fastest_device),
+                            format_seconds(st->fastest_s), format_seconds(st->median_s), format_seconds(st->skew_s)});
+    out.push_back({"Across devices: steps with the largest skew",
+                   "skew = slowest - fastest device; " + std::to_string(shown.size()) + " of " +
+                       std::to_string(a.steps.size()) + " steps run on 2 or more devices; " + defined,
+                   steps});
+  }
+  if (!a.collectives.empty()) {
+    Table coll;
+    coll.header = {"collective", "module", "calls", "total wait", "max skew", "median skew", "waited for (most often)"};
+    coll.right = {false, false, true, true, true, true, false};
+    for (std::size_t i = 0; i < a.collectives.size() && i < top; ++i) {
+      const CollectiveWait& c = a.collectives[i];
+      coll.rows.push_back({for_terminal(short_op_name(c.name, 48)), for_terminal(clip(c.module, 32)),
+                           std::to_string(c.calls), format_seconds(c.wait_s), format_seconds(c.max_skew_s),
+                           format_seconds(c.median_skew_s),
+                           c.waited_for_device.empty()
+                               ? "-"
+                               : for_terminal(c.waited_for_device) + " (" + std::to_string(c.waited_for_count) +
+                                     " of " + std::to_string(c.calls) + ")"});
+    }
+    out.push_back({"Across devices: collectives with the most wait",
+                   std::exchange(no_steps, "") +
+                       "a call's wait on a device = its time - the shortest call's, summed over devices and calls; " +
+                       std::to_string(coll.rows.size()) + " of " + std::to_string(a.collectives.size()),
+                   coll});
+  }
+  Table devices;
+  devices.header = {"device", "collective wait", "slowest in steps", "waited for"};
+  devices.right = {false, true, true, true};
+  const std::vector<const DeviceWait*> shown = devices_shown(a, kAcrossDevicesShown);
+  for (const DeviceWait* d : shown)
+    devices.rows.push_back({for_terminal(d->device), format_seconds(d->collective_wait_s),
+                            std::to_string(d->slowest_steps), std::to_string(d->waited_for_count)});
+  std::string intro = no_steps +
+                      "waited for: collective calls where the others waited for it; a step or call all took alike "
+                      "counts for no one";
+  if (shown.size() < a.devices.size())
+    intro += "; the " + std::to_string(shown.size()) + " with the most wait, " +
+             std::to_string(a.devices.size() - shown.size()) + " more left out (all in the JSON)";
+  out.push_back({"Across devices: per device", intro, devices});
+  return out;
 }
 
 std::vector<Section> sections(const Report& r, const RenderOptions& o) {
@@ -181,6 +245,11 @@ std::vector<Section> sections(const Report& r, const RenderOptions& o) {
                             format_seconds(s.busy_s), format_seconds(s.predicted_s), format_percent(s.mfu)});
     }
     out.push_back({"Steps", "", steps});
+  }
+
+  if (r.across_devices) {
+    std::vector<Section> across = across_devices_sections(*r.across_devices, top);
+    out.insert(out.end(), across.begin(), across.end());
   }
 
   out.push_back({"Worth fixing: most time lost against the expected",
@@ -223,22 +292,23 @@ std::vector<Section> sections(const Report& r, const RenderOptions& o) {
 }  // namespace
 
 std::string render_text(const Report& r, RenderOptions o) {
-  std::string out = "roofline report: " + r.trace_path + "\n\n";
-  for (const std::string& l : headline_lines(r)) out += "  " + l + "\n";
+  std::string out = "roofline report: " + for_terminal(r.trace_path) + "\n\n";
+  // Device names and trace warnings reach the headline and the notes.
+  for (const std::string& l : headline_lines(r)) out += "  " + for_terminal(l) + "\n";
   for (const Section& s : sections(r, o)) {
     out += "\n" + s.title + (s.intro.empty() ? "" : " (" + s.intro + ")") + "\n";
     out += table_text(s.table);
   }
   if (!r.notes.empty()) {
     out += "\nNotes\n";
-    for (const std::string& n : r.notes) out += "  - " + n + "\n";
+    for (const std::string& n : r.notes) out += "  - " + for_terminal(n) + "\n";
   }
   return out;
 }
 
 std::string render_markdown(const Report& r, RenderOptions o) {
-  std::string out = "# roofline report: `" + r.trace_path + "`\n\n";
-  for (const std::string& l : headline_lines(r)) out += "- " + markdown_cell(l) + "\n";
+  std::string out = "# roofline report: `" + for_terminal(r.trace_path) + "`\n\n";
+  for (const std::string& l : headline_lines(r)) out += "- " + markdown_cell(for_terminal(l)) + "\n";
   for (const Section& s : sections(r, o)) {
     out += "\n## " + s.title + "\n\n";
     if (!s.intro.empty()) out += s.intro + ".\n\n";
@@ -246,7 +316,7 @@ std::string render_markdown(const Report& r, RenderOptions o) {
   }
   if (!r.notes.empty()) {
     out += "\n## Notes\n\n";
-    for (const std::string& n : r.notes) out += "- " + markdown_cell(n) + "\n";
+    for (const std::string& n : r.notes) out += "- " + markdown_cell(for_terminal(n)) + "\n";
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "roofline/report/report.hpp"
 
@@ -53,5 +54,25 @@ TargetTotals target_totals(const Report& report);
 // why ("nothing could be predicted: 12 ops, 3.2 ms; main reasons: ..."),
 // the reasons ranked by the measured time they cover. Empty otherwise.
 std::optional<std::string> nothing_predicted_headline(const Report& report);
+
+// Across devices (Report::across_devices), one line for the headline: the
+// device most often the slowest in a step and the largest skew of those
+// steps, and the collective wait summed over devices with the device the
+// others most often waited for ("slowest device per step: rank3 @ h in 4 of
+// 5 steps (up to +12.0 ms); collective waits: 35.0 ms over 64 devices, most
+// often waiting for rank3 @ h (60 of 64 calls)"). Only the parts that have a
+// straggler (a skew > 0); empty when neither has, or with no such figures.
+// Device names pass through for_terminal(): safe on a terminal, and the HTML
+// escapes the line as a whole.
+std::optional<std::string> across_devices_headline(const Report& report);
+
+// The steps with the largest skew, at most `top`, largest first (on a tie,
+// step order).
+std::vector<const StepStraggler*> steps_by_skew(const AcrossDevices& across, std::size_t top);
+
+// The devices a table shows: every one when there are at most `max`, else
+// the `max` with the most collective wait (on a tie, in device order).
+std::vector<const DeviceWait*> devices_shown(const AcrossDevices& across, std::size_t max);
+inline constexpr std::size_t kAcrossDevicesShown = 8;
 
 }  // namespace roofline

@@ -145,6 +145,43 @@ struct ReportSummary {
   std::vector<ModuleSummary> modules;  // by measured time, largest first
 };
 
+// Across the selected devices, when there are 2 or more: the slowest device
+// per step (stragglers) and the waits in collective calls, as
+// TraceStats::skew defines them (roofline/trace/skew.hpp; docs/traces.md,
+// "Across devices"). Devices are named as DeviceSummary::name.
+struct StepStraggler {
+  std::string step;          // the step's name ("ProfilerStep#6", "12")
+  std::int64_t repeat = 0;   // 0 for a device's first step of this name, 1 for its second, ...
+  std::int64_t devices = 0;  // devices that ran it (>= 2)
+  std::string slowest_device, fastest_device;  // ties: the device listed first
+  double slowest_s = 0, fastest_s = 0, median_s = 0;
+  double skew_s = 0;  // slowest_s - fastest_s
+};
+
+// One collective op, its calls matched across devices in start order.
+struct CollectiveWait {
+  std::string name;
+  std::string module;  // as OpReport::module names it
+  std::int64_t calls = 0;  // calls matched on at least 2 devices
+  double wait_s = 0;       // summed over devices and calls: each call's time - the shortest's
+  double max_skew_s = 0, median_skew_s = 0;  // of (longest - shortest call) over calls
+  std::string waited_for_device;  // most often the shortest call; empty when every call's skew was 0
+  std::int64_t waited_for_count = 0;  // calls where it was
+};
+
+struct DeviceWait {
+  std::string device;
+  double collective_wait_s = 0;
+  std::int64_t slowest_steps = 0;     // steps where it was the slowest (skew > 0)
+  std::int64_t waited_for_count = 0;  // collective calls where the others waited for it (skew > 0)
+};
+
+struct AcrossDevices {
+  std::vector<StepStraggler> steps;          // in step order (skew.hpp)
+  std::vector<CollectiveWait> collectives;   // most total wait first
+  std::vector<DeviceWait> devices;           // in the order of Report::devices
+};
+
 struct Report {
   std::string trace_path;
   std::string chip;           // chip the prediction used
@@ -161,6 +198,7 @@ struct Report {
   ReportSummary summary;
   std::vector<OpReport> ops;  // sorted by measured time, largest first
   std::vector<std::string> notes;  // caveats worth a reader's attention
+  std::optional<AcrossDevices> across_devices;  // absent with fewer than 2 devices
 };
 
 }  // namespace roofline
