@@ -269,7 +269,7 @@ std::string across_devices_html(const AcrossDevices& a, std::size_t top) {
     rows.push_back({esc_name(d->device), esc(format_seconds(d->collective_wait_s)), std::to_string(d->slowest_steps),
                     std::to_string(d->waited_for_count)});
   h += "<p class=\"muted\">Per device. Waited for: collective calls where the others waited for it; a step or call "
-       "all took alike counts for no one" +
+       "that several devices took longest or shortest alike counts for no one" +
        (shown.size() < a.devices.size()
             ? "; the " + std::to_string(shown.size()) + " with the most wait, " +
                   std::to_string(a.devices.size() - shown.size()) + " more left out (all in the JSON)"

@@ -199,8 +199,8 @@ std::vector<Section> across_devices_sections(const AcrossDevices& a, std::size_t
     devices.rows.push_back({for_terminal(d->device), format_seconds(d->collective_wait_s),
                             std::to_string(d->slowest_steps), std::to_string(d->waited_for_count)});
   std::string intro = no_steps +
-                      "waited for: collective calls where the others waited for it; a step or call all took alike "
-                      "counts for no one";
+                      "waited for: collective calls where the others waited for it; a step or call that several "
+                      "devices took longest or shortest alike counts for no one";
   if (shown.size() < a.devices.size())
     intro += "; the " + std::to_string(shown.size()) + " with the most wait, " +
              std::to_string(a.devices.size() - shown.size()) + " more left out (all in the JSON)";
