@@ -3,7 +3,8 @@
 # scripts use (scripts/xprof_compare.py, scripts/make_trace_fixtures.py):
 # jax and jaxlib (CPU) and xprof; and what the Python package (python/,
 # docs/python.md) is built and tested with: nanobind and scikit-build-core,
-# pytest, build, pandas. Pinned versions from PyPI. Idempotent: an existing
+# pytest, build, pandas, and dask (the map-reduce recipe of docs/partials.md,
+# tests/python/test_partials.py). Pinned versions from PyPI. Idempotent: an existing
 # .venv that already has these versions is left as it is.
 #
 # Usage: scripts/venv.sh            (python3 on PATH; PYTHON=python3.11 to choose)
@@ -13,7 +14,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$repo/.venv"
 python="${PYTHON:-python3}"
 pins=(jax==0.10.2 jaxlib==0.10.2 xprof==2.24.2 nanobind==3.1.0 scikit-build-core==1.1.2
-      pytest==9.2.0 build==1.6.1 pandas==3.1.1)
+      pytest==9.2.0 build==1.6.1 pandas==3.1.1 dask==2025.11.0)
 
 have_pins() {
   [[ -x "$venv/bin/python" ]] || return 1

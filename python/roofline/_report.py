@@ -1,4 +1,5 @@
-"""Measured traces: roofline.stats(path) and roofline.report(path).
+"""Measured traces: roofline.stats(path), roofline.report(path) and partial
+statistics that merge (roofline.stats_partial, merge_partials, read_partial).
 
 The trace is read and matched once, in C++ (roofline._core); every output
 is rendered from that one report on demand, by the renderers the CLI uses::
@@ -218,7 +219,7 @@ class Stats:
     """Op statistics of a measured trace, as `roofline stats` computes them:
     per device (busy, idle, duty cycle, steps, idle gaps) and per op."""
 
-    def __init__(self, core: _core.TraceStats):
+    def __init__(self, core: Union[_core.TraceStats, _core.FinishedStats]):  # roofline.stats / StatsPartial.stats
         self._core = core
         self._json: Optional[dict] = None
 
@@ -308,3 +309,89 @@ def stats(path: PathLike, device: Optional[int] = None, **read_limits: Any) -> S
     """What the trace at `path` spent its time on, per device and per op, as
     `roofline stats` computes it. Errors as report()."""
     return Stats(_core.trace_stats(path, device=device, **_read_limits(read_limits)))
+
+
+def _inputs(path) -> list:
+    """The inputs roofline.stats takes (a path, a glob, or a list of them) as str."""
+    if isinstance(path, (str, os.PathLike)):
+        return [os.fspath(path)]
+    if isinstance(path, (dict, bytes)) or not hasattr(path, "__iter__"):
+        raise TypeError("expected a path (str or os.PathLike), a glob, or a list of them")
+    return [os.fspath(p) for p in path]
+
+
+class StatsPartial:
+    """Partial op statistics of some inputs (docs/partials.md): what
+    `roofline stats INPUT... --partial` writes. Partials merge, in input
+    order, into the statistics of all their inputs, equal to the bit to one
+    pass over them. Pickles as its JSON text, so map-reduce engines (Dask,
+    Ray, Spark) ship it between processes and machines."""
+
+    def __init__(self, core: _core.StatsPartial):
+        self._core = core
+
+    @property
+    def source(self) -> str:
+        """The inputs as given, joined by spaces."""
+        return self._core.source
+
+    @property
+    def files(self) -> list:
+        """The files read, in input order."""
+        return list(self._core.files)
+
+    def to_json(self) -> str:
+        """The partial file: exactly what `roofline stats INPUT... --partial` writes."""
+        return self._core.to_json()
+
+    def stats(self) -> Stats:
+        """The statistics of the inputs: the Stats roofline.stats(inputs)
+        returns, whose to_json() is `roofline merge PART... --format json`."""
+        return Stats(self._core.finish())
+
+    def __repr__(self) -> str:
+        return f"<roofline.StatsPartial {self.source!r}: {len(self._core.files)} files>"
+
+
+def stats_partial(path: PathLike, device: Optional[int] = None, **read_limits: Any) -> StatsPartial:
+    """The partial statistics of the trace(s) at `path` (inputs as
+    roofline.stats takes them; several are read `jobs` at a time, each
+    reduced to its partial and dropped): `roofline stats PATH... --partial`.
+    device: only the device with this id (ValueError when none has op
+    events). Errors as roofline.stats: FileNotFoundError for a file that is
+    not there, ValueError for anything else."""
+    return StatsPartial(_core.stats_partial(_inputs(path), device=device, **_read_limits(read_limits)))
+
+
+def merge_partials(parts: Iterable[StatsPartial]) -> StatsPartial:
+    """The partial of all the parts' inputs, in the order given: associative
+    (merge([a, b, c]) == merge([merge([a, b]), c]) == merge([a, merge([b, c])])),
+    not commutative: give the parts in the order the files would be given to
+    roofline.stats, since that order breaks ties between equal totals and
+    orders devices, files and warnings. ValueError for what a merge refuses
+    (the same file twice, different options, a host name shared across
+    inputs; docs/partials.md) or no part at all."""
+    cores = []
+    for p in parts:
+        if not isinstance(p, StatsPartial):
+            raise TypeError(f"merge_partials: expected roofline.StatsPartial items, got {type(p).__name__}")
+        cores.append(p._core)
+    return StatsPartial(_core.merge_partials(cores))
+
+
+def read_partial(source: Union[PathLike, bytes], origin: Optional[str] = None) -> StatsPartial:
+    """A partial from a file (`roofline stats --partial -o FILE`) or its text.
+
+    source: an os.PathLike, or a str whose first non-blank character is not
+    '{', is a file's path; bytes, or a str beginning with '{' (after blanks),
+    is the partial's JSON text itself (a partial file is one JSON object, so
+    it always begins with '{'). origin names text in errors (default
+    "<partial text>"). A damaged partial raises ValueError naming the file
+    (or origin) and the JSON path; a missing file FileNotFoundError."""
+    if isinstance(source, str) and source.lstrip().startswith("{"):
+        source = source.encode("utf-8")
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return StatsPartial(_core.parse_stats_partial(bytes(source), origin or "<partial text>"))
+    if isinstance(source, (str, os.PathLike)):
+        return StatsPartial(_core.read_stats_partial_file(os.fspath(source)))
+    raise TypeError(f"read_partial: expected a path, or the partial's text (str or bytes), got {type(source).__name__}")

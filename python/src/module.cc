@@ -12,4 +12,5 @@ NB_MODULE(_core, m) {
   roofline::python::bind_calibrate(m);
   roofline::python::bind_plan(m);
   roofline::python::bind_trace(m);
+  roofline::python::bind_partials(m);
 }
