@@ -219,7 +219,7 @@ class Stats:
     """Op statistics of a measured trace, as `roofline stats` computes them:
     per device (busy, idle, duty cycle, steps, idle gaps) and per op."""
 
-    def __init__(self, core: Union[_core.TraceStats, _core.FinishedStats]):  # roofline.stats / StatsPartial.stats
+    def __init__(self, core: _core.TraceStats):  # roofline.stats / StatsPartial.stats
         self._core = core
         self._json: Optional[dict] = None
 

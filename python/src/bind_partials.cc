@@ -20,6 +20,7 @@
 #include "absl/strings/match.h"
 #include "python/src/bindings.hpp"
 #include "python/src/status.hpp"
+#include "python/src/trace_values.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/report/csv.hpp"
 #include "roofline/report/json.hpp"
@@ -31,75 +32,6 @@ using namespace nb::literals;
 namespace roofline::python {
 namespace {
 
-// What `roofline merge PART...` prints from: the statistics of a finished
-// partial and the outline of its inputs the renderers read. The Python
-// Stats wraps it as it wraps roofline.stats' result (same three methods).
-struct FinishedStats {
-  Trace outline;
-  TraceStats stats;
-};
-
-// Rendered text as str; the writers replace invalid UTF-8 from trace names
-// already, and decoding with "replace" keeps a miss from raising (as
-// bind_trace.cc's outputs).
-nb::object text(const std::string& s) {
-  PyObject* out = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
-  if (out == nullptr) throw nb::python_error();
-  return nb::steal(out);
-}
-
-// A Json value as Python values with the types roofline.stats' json_value
-// gives (a double that prints as an integer stays a float, which reading
-// the printed JSON back would lose).
-nb::object to_python(const Json& j) {
-  return std::visit(
-      [](const auto& v) -> nb::object {
-        using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, std::nullptr_t>) {
-          return nb::none();
-        } else if constexpr (std::is_same_v<T, bool>) {
-          return nb::bool_(v);
-        } else if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::uint64_t>) {
-          return nb::int_(v);
-        } else if constexpr (std::is_same_v<T, double>) {
-          return nb::float_(v);
-        } else if constexpr (std::is_same_v<T, std::string>) {
-          return text(v);
-        } else if constexpr (std::is_same_v<T, Json::Array>) {
-          nb::list out;
-          for (const Json& item : v) out.append(to_python(item));
-          return out;
-        } else {
-          nb::dict out;
-          for (const auto& [key, value] : v) out[nb::str(key.data(), key.size())] = to_python(value);
-          return out;
-        }
-      },
-      j.value());
-}
-
-// The read limits as roofline.stats takes them: unset keeps the library's
-// default; zero or less is refused with the same words.
-TraceReadOptions read_limits(std::optional<std::uint64_t> max_events, std::optional<std::uint64_t> max_ops,
-                             std::optional<std::uint64_t> max_inflated_bytes,
-                             std::optional<std::uint64_t> max_decompressed_bytes, std::optional<int> jobs) {
-  TraceReadOptions o;
-  if (jobs) {
-    if (*jobs < 1) throw nb::value_error("jobs: expected a positive number of threads");
-    o.jobs = static_cast<unsigned>(*jobs);
-  }
-  const auto take = [](const char* name, std::optional<std::uint64_t> given, std::uint64_t& into) {
-    if (!given) return;
-    if (*given == 0) throw nb::value_error((std::string(name) + ": expected a positive integer").c_str());
-    into = *given;
-  };
-  take("max_events", max_events, o.max_events);
-  take("max_ops", max_ops, o.max_ops);
-  take("max_inflated_bytes", max_inflated_bytes, o.max_inflated_bytes);
-  take("max_decompressed_bytes", max_decompressed_bytes, o.max_decompressed_bytes);
-  return o;
-}
-
 // `roofline stats INPUT... --partial [--device N]`. A missing input raises
 // FileNotFoundError: errors begin with the file they are about.
 StatsPartial make_partial(const std::vector<std::string>& inputs, std::optional<int> device,
@@ -110,11 +42,7 @@ StatsPartial make_partial(const std::vector<std::string>& inputs, std::optional<
     nb::gil_scoped_release release;
     p = stats_partial_of_traces(inputs, read, OpStatsOptions{.device_id = device});
   }
-  const std::string* named = inputs.size() == 1 ? &inputs[0] : nullptr;
-  if (!p.ok())
-    for (const std::string& in : inputs)
-      if (absl::StartsWith(p.status().message(), in + ":")) named = &in;
-  StatsPartial out = value(std::move(p), named);
+  StatsPartial out = value(std::move(p), failed_input(inputs, p.status()));
   // As `roofline stats --partial --device N` refuses a device with no op events.
   if (device && out.device_stats.empty())
     throw nb::value_error(detail::cat(out.source, ": no device ", *device, " with op events").c_str());
@@ -136,30 +64,9 @@ std::string partial_json(const StatsPartial& p) {
   return stats_partial_json(p);
 }
 
-std::size_t ops_limit(const TraceStats& s, std::optional<std::size_t> top) { return top ? *top : s.ops.size(); }
-
 }  // namespace
 
 void bind_partials(nb::module_& m) {
-  nb::class_<FinishedStats>(m, "FinishedStats",
-                            "Op statistics of merged partials (roofline.StatsPartial.stats wraps it in a Stats).")
-      .def(
-          "to_json",
-          [](const FinishedStats& s, std::optional<std::size_t> top) {
-            return text(to_json(s.outline, s.stats, ops_limit(s.stats, top)).dump() + "\n");
-          },
-          "top"_a = nb::none(), "As `roofline merge PART... --format json` prints it.")
-      .def(
-          "to_csv",
-          [](const FinishedStats& s, std::optional<std::size_t> top) {
-            return text(to_csv(s.stats, ops_limit(s.stats, top)));
-          },
-          "top"_a = nb::none(), "As `roofline merge PART... --format csv` prints it.")
-      .def(
-          "json_value",
-          [](const FinishedStats& s) { return to_python(to_json(s.outline, s.stats, s.stats.ops.size())); },
-          "The JSON document as Python values.");
-
   nb::class_<StatsPartial>(m, "StatsPartial",
                            "Partial op statistics of some inputs (roofline.StatsPartial wraps it).")
       .def_ro("source", &StatsPartial::source)
@@ -170,7 +77,7 @@ void bind_partials(nb::module_& m) {
           "finish",
           [](const StatsPartial& p) {
             nb::gil_scoped_release release;
-            return FinishedStats{.outline = trace_outline(p), .stats = finish_stats(p)};
+            return TraceStatsRead{.trace = trace_outline(p), .stats = finish_stats(p)};
           },
           "The statistics of the partial's inputs (finish_stats).")
       // Pickled as the partial file's text: the same bytes read back to the
@@ -191,7 +98,7 @@ void bind_partials(nb::module_& m) {
          std::optional<std::uint64_t> max_ops, std::optional<std::uint64_t> max_inflated_bytes,
          std::optional<std::uint64_t> max_decompressed_bytes, std::optional<int> jobs) {
         return make_partial(inputs, device,
-                            read_limits(max_events, max_ops, max_inflated_bytes, max_decompressed_bytes, jobs));
+                            read_options(max_events, max_ops, max_inflated_bytes, max_decompressed_bytes, jobs));
       },
       "inputs"_a, "device"_a = nb::none(), "max_events"_a = nb::none(), "max_ops"_a = nb::none(),
       "max_inflated_bytes"_a = nb::none(), "max_decompressed_bytes"_a = nb::none(), "jobs"_a = nb::none(),

@@ -15,6 +15,7 @@
 
 #include "python/src/bindings.hpp"
 #include "python/src/status.hpp"
+#include "python/src/trace_values.hpp"
 #include "roofline/calibrate/io.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/hlo/reader.hpp"
@@ -44,70 +45,6 @@ struct TraceReport {
   std::int64_t launching_calls_with_input_dims = 0;
 };
 
-// A trace and its statistics: `roofline stats` writes both.
-struct TraceStatsResult {
-  Trace trace;
-  TraceStats stats;
-};
-
-// Rendered text as str. Every renderer replaces invalid UTF-8 from trace
-// names already; decoding with "replace" keeps a miss from raising.
-nb::object text(const std::string& s) {
-  PyObject* out = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
-  if (out == nullptr) throw nb::python_error();
-  return nb::steal(out);
-}
-
-// A Json value as Python objects: objects as dicts (keys in the JSON's
-// order), strings decoded as the JSON writer prints them (invalid UTF-8 as
-// U+FFFD), integers as int, numbers as float.
-nb::object to_python(const Json& j) {
-  return std::visit(
-      [](const auto& v) -> nb::object {
-        using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, std::nullptr_t>) {
-          return nb::none();
-        } else if constexpr (std::is_same_v<T, bool>) {
-          return nb::bool_(v);
-        } else if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::uint64_t>) {
-          return nb::int_(v);
-        } else if constexpr (std::is_same_v<T, double>) {
-          return nb::float_(v);
-        } else if constexpr (std::is_same_v<T, std::string>) {
-          return text(v);
-        } else if constexpr (std::is_same_v<T, Json::Array>) {
-          nb::list out;
-          for (const Json& item : v) out.append(to_python(item));
-          return out;
-        } else {
-          nb::dict out;
-          for (const auto& [key, value] : v) out[nb::str(key.data(), key.size())] = to_python(value);
-          return out;
-        }
-      },
-      j.value());
-}
-
-TraceReadOptions read_options(std::optional<std::uint64_t> max_events, std::optional<std::uint64_t> max_ops,
-                              std::optional<std::uint64_t> max_inflated_bytes,
-                              std::optional<std::uint64_t> max_decompressed_bytes, std::optional<int> jobs) {
-  TraceReadOptions o;
-  if (jobs) {
-    if (*jobs < 1) throw nb::value_error("jobs: expected a positive number of threads");
-    o.jobs = *jobs;
-  }
-  const auto take = [](const char* name, std::optional<std::uint64_t> given, std::uint64_t& into) {
-    if (!given) return;
-    if (*given == 0) throw nb::value_error((std::string(name) + ": expected a positive integer").c_str());
-    into = *given;
-  };
-  take("max_events", max_events, o.max_events);
-  take("max_ops", max_ops, o.max_ops);
-  take("max_inflated_bytes", max_inflated_bytes, o.max_inflated_bytes);
-  take("max_decompressed_bytes", max_decompressed_bytes, o.max_decompressed_bytes);
-  return o;
-}
-
 // What `path` names: one path (a file, a profile directory or a glob), or a
 // list of them, read as the hosts of one job (read_traces).
 std::vector<std::string> trace_inputs(const nb::handle& path) {
@@ -125,16 +62,6 @@ std::string inputs_text(const std::vector<std::string>& inputs) {
   std::string text;
   for (const std::string& p : inputs) text += (text.empty() ? "" : " ") + p;
   return text;
-}
-
-// The input a failed read names (errors begin with the file), so that a
-// missing one of several raises FileNotFoundError as a single one does.
-const std::string* failed_input(const std::vector<std::string>& inputs, const absl::Status& status) {
-  const std::string* named = inputs.size() == 1 ? &inputs[0] : nullptr;
-  if (!status.ok())
-    for (const std::string& p : inputs)
-      if (absl::StartsWith(status.message(), p + ":")) named = &p;
-  return named;
 }
 
 Trace read(const std::vector<std::string>& inputs, const TraceReadOptions& options) {
@@ -185,7 +112,7 @@ TraceReport make_trace_report(const nb::handle& path_arg, const Chip* chip, cons
   return out;
 }
 
-TraceStatsResult make_trace_stats(const nb::handle& path_arg, std::optional<int> device,
+TraceStatsRead make_trace_stats(const nb::handle& path_arg, std::optional<int> device,
                                   const TraceReadOptions& limits) {
   const std::vector<std::string> inputs = trace_inputs(path_arg);
   const std::string path = inputs_text(inputs);
@@ -197,16 +124,11 @@ TraceStatsResult make_trace_stats(const nb::handle& path_arg, std::optional<int>
     read = read_trace_stats(inputs, limits, OpStatsOptions{.device_id = device});
   }
   const std::string* named = failed_input(inputs, read.status());
-  TraceStatsRead r = value(std::move(read), named);
-  TraceStatsResult out{.trace = std::move(r.trace), .stats = std::move(r.stats)};
+  TraceStatsRead out = value(std::move(read), named);
   // As `roofline stats --device N` refuses a device with no op events.
   if (device && out.stats.devices.empty())
     throw nb::value_error(detail::cat(path, ": no device ", *device, " with op events").c_str());
   return out;
-}
-
-std::size_t ops_limit(const TraceStats& s, std::optional<std::size_t> top) {
-  return top ? *top : s.ops.size();
 }
 
 }  // namespace
@@ -236,22 +158,22 @@ void bind_trace(nb::module_& m) {
       .def_ro("launching_calls", &TraceReport::launching_calls)
       .def_ro("launching_calls_with_input_dims", &TraceReport::launching_calls_with_input_dims);
 
-  nb::class_<TraceStatsResult>(m, "TraceStats", "Op statistics of a measured trace (roofline.stats wraps it).")
+  nb::class_<TraceStatsRead>(m, "TraceStats", "Op statistics of a measured trace (roofline.stats wraps it).")
       .def(
           "to_json",
-          [](const TraceStatsResult& s, std::optional<std::size_t> top) {
+          [](const TraceStatsRead& s, std::optional<std::size_t> top) {
             return text(to_json(s.trace, s.stats, ops_limit(s.stats, top)).dump() + "\n");
           },
           "top"_a = nb::none(), "As `roofline stats --format json` prints it (every op, or the first `top`).")
       .def(
           "to_csv",
-          [](const TraceStatsResult& s, std::optional<std::size_t> top) {
+          [](const TraceStatsRead& s, std::optional<std::size_t> top) {
             return text(to_csv(s.stats, ops_limit(s.stats, top)));
           },
           "top"_a = nb::none(), "As `roofline stats --format csv` prints it.")
       .def(
           "json_value",
-          [](const TraceStatsResult& s) { return to_python(to_json(s.trace, s.stats, s.stats.ops.size())); },
+          [](const TraceStatsRead& s) { return to_python(to_json(s.trace, s.stats, s.stats.ops.size())); },
           "The JSON document as Python values.");
 
   m.def(

@@ -22,7 +22,7 @@ void bind_ops(nanobind::module_& m);         // Elementwise, Mesh, Collective, S
 void bind_calibrate(nanobind::module_& m);   // Calibration, calibrate(), fidelity()
 void bind_plan(nanobind::module_& m);        // plan(), Plan, LayoutEvaluation
 void bind_trace(nanobind::module_& m);       // TraceReport, TraceStats, trace_report(), trace_stats()
-void bind_partials(nanobind::module_& m);    // StatsPartial, FinishedStats, stats_partial(), merge_partials(), ...
+void bind_partials(nanobind::module_& m);    // StatsPartial, stats_partial(), merge_partials(), ...
 
 // "bf16", "f32", ...: the names dtype_name() prints and parse_dtype() reads;
 // an unknown name raises ValueError listing the known ones.
