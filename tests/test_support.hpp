@@ -2,9 +2,13 @@
 // that needs them skips (CTest reports exit code 4 as "Skipped").
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace roofline::testing {
@@ -28,6 +32,25 @@ inline std::filesystem::path require_real(const std::string& relative) {
     std::_Exit(4);
   }
   return p;
+}
+
+// An empty folder of its own under the system's temp folder, for files a
+// test writes: `<test>_<pid>_<name>`, so that parallel tests and runs never
+// share one.
+inline std::filesystem::path fresh_temp_dir(const std::string& test, const std::string& name) {
+  std::filesystem::path p =
+      std::filesystem::temp_directory_path() / ("roofline_" + test + "_" + std::to_string(::getpid()) + "_" + name);
+  std::filesystem::remove_all(p);
+  std::filesystem::create_directories(p);
+  return p;
+}
+
+// A whole file's bytes; empty when it cannot be read.
+inline std::string slurp(const std::filesystem::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
 }
 
 }  // namespace roofline::testing

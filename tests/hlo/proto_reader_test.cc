@@ -9,15 +9,9 @@
 #include "tests/test_support.hpp"
 
 using roofline::HloModule;
+using roofline::testing::slurp;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 HloModule must_read(const std::string& name) {
   auto m = roofline::read_hlo_file(roofline::testing::test_data("hlo/" + name).string());

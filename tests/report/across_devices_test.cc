@@ -24,6 +24,8 @@
 
 using namespace roofline;
 using roofline::testing::test_data;
+using roofline::testing::fresh_temp_dir;
+using roofline::testing::slurp;
 namespace fs = std::filesystem;
 
 namespace {
@@ -32,20 +34,6 @@ namespace {
 std::string label(const Trace& t, std::size_t device) {
   const Device& d = t.devices[device];
   return d.host.empty() ? d.name : d.name + " @ " + d.host;
-}
-
-fs::path temp_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("roofline_across_test_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
 }
 
 void replace_once(std::string& text, const std::string& from, const std::string& to) {
@@ -59,7 +47,7 @@ void replace_once(std::string& text, const std::string& from, const std::string&
 // long (rank0's: 104) and its one NCCL all-reduce 35 µs (rank0's: 50), as
 // tests/trace/skew_test.cc builds them. The file stems name the hosts.
 std::vector<std::string> two_ranks(const std::string& dir, const std::string& straggler) {
-  const fs::path root = temp_dir(dir);
+  const fs::path root = fresh_temp_dir("across_test", dir);
   std::string text = slurp(test_data("trace/kineto_small.json"));
   std::ofstream(root / "rank0.json", std::ios::binary) << text;
   replace_once(text, R"("ts": 1100.000, "dur": 104.000)", R"("ts": 1100.000, "dur": 130.000)");
@@ -266,7 +254,7 @@ TEST_CASE("across devices: the two-rank HTML loads in headless Chromium without 
   REQUIRE(t.ok());
   auto r = make_report(*t, ReportOptions{});
   REQUIRE(r.ok());
-  const fs::path dir = temp_dir("chromium_page");
+  const fs::path dir = fresh_temp_dir("across_test", "chromium_page");
   const fs::path page = dir / "report.html", dom = dir / "dom.html";
   std::ofstream(page) << render_html(*r);
   // --dump-dom prints the DOM after the page's script ran: it sets

@@ -18,15 +18,9 @@ using namespace roofline;
 using roofline::testing::chip_name;
 using roofline::testing::identify;
 using roofline::testing::test_data;
+using roofline::testing::slurp;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 const OpStat* find_op(const std::vector<OpStat>& ops, std::string_view name, std::string_view module = {}) {
   for (const OpStat& o : ops)

@@ -21,21 +21,15 @@
 using namespace roofline;
 using roofline::testing::run_cli;
 using roofline::testing::test_data;
+using roofline::testing::fresh_temp_dir;
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path temp_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("roofline_parallel_test_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
-
 // Six ranks, plain and gzip'd Kineto, and an eight-device jax export: mixed
 // formats and sizes, so that the files finish out of order.
 fs::path make_ranks(const std::string& name) {
-  const fs::path root = temp_dir(name);
+  const fs::path root = fresh_temp_dir("parallel_test", name);
   for (int r = 0; r < 6; ++r)
     fs::copy_file(test_data(r % 2 ? "trace/kineto_small.json.gz" : "trace/kineto_small.json"),
                   root / ("rank" + std::to_string(r) + (r % 2 ? ".pt.trace.json.gz" : ".pt.trace.json")));

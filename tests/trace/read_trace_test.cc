@@ -16,18 +16,12 @@
 using namespace roofline;
 using roofline::testing::run_cli;
 using roofline::testing::test_data;
+using roofline::testing::fresh_temp_dir;
 namespace fs = std::filesystem;
 
 namespace {
 
 const fs::path kRun = fs::path("trace/jax_cpu/plugins/profile/2026_01_01_00_00_00");
-
-fs::path temp_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("roofline_trace_test_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
 
 }  // namespace
 
@@ -126,7 +120,7 @@ TEST_CASE("read: a profile directory reads the XPlane, not its JSON copies") {
 }
 
 TEST_CASE("read: sibling capture folders - the newest is read, with a warning") {
-  const fs::path root = temp_dir("runs");
+  const fs::path root = fresh_temp_dir("trace_test", "runs");
   for (const char* run : {"2026_01_01_00_00_00", "2026_01_02_00_00_00"}) {
     fs::create_directories(root / "plugins/profile" / run);
     fs::copy_file(test_data("trace/kineto_small.json"), root / "plugins/profile" / run / "host.pt.trace.json");
@@ -141,7 +135,7 @@ TEST_CASE("read: sibling capture folders - the newest is read, with a warning") 
 }
 
 TEST_CASE("read: several hosts in one folder are merged, each file naming its host") {
-  const fs::path root = temp_dir("hosts");
+  const fs::path root = fresh_temp_dir("trace_test", "hosts");
   fs::copy_file(test_data("trace/kineto_small.json"), root / "rank0.pt.trace.json");
   fs::copy_file(test_data("trace/kineto_small.json.gz"), root / "rank1.pt.trace.json.gz");
   auto t = read_trace(root.string());
@@ -156,7 +150,7 @@ TEST_CASE("read: several hosts in one folder are merged, each file naming its ho
 }
 
 TEST_CASE("read: JSON that is not a trace is skipped in a directory, a damaged trace is not") {
-  const fs::path root = temp_dir("skip");
+  const fs::path root = fresh_temp_dir("trace_test", "skip");
   fs::copy_file(test_data("trace/kineto_small.json"), root / "rank0.pt.trace.json");
   std::ofstream(root / "config.json") << R"({"batch_size": 32})";
   auto t = read_trace(root.string());
@@ -172,7 +166,7 @@ TEST_CASE("read: JSON that is not a trace is skipped in a directory, a damaged t
 }
 
 TEST_CASE("read: the format is sniffed from the content, not the name") {
-  const fs::path root = temp_dir("sniff");
+  const fs::path root = fresh_temp_dir("trace_test", "sniff");
   fs::copy_file(test_data("trace/kineto_small.json.gz"), root / "profile.bin");
   fs::copy_file(test_data((kRun / "vm.xplane.pb").string()), root / "profile.dat");
   auto a = read_trace((root / "profile.bin").string());

@@ -22,6 +22,8 @@
 
 using namespace roofline;
 using roofline::testing::test_data;
+using roofline::testing::fresh_temp_dir;
+using roofline::testing::slurp;
 namespace fs = std::filesystem;
 
 namespace {
@@ -89,20 +91,6 @@ Trace three_devices() {
   return t;
 }
 
-fs::path temp_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("roofline_skew_test_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 void replace_once(std::string& text, const std::string& from, const std::string& to) {
   const std::size_t at = text.find(from);
   REQUIRE(at != std::string::npos);
@@ -113,7 +101,7 @@ void replace_once(std::string& text, const std::string& from, const std::string&
 // kineto_small.json as rank0, and as rank1 with its GPU step 130 µs long
 // (rank0's: 104) and its one NCCL all-reduce 35 µs (rank0's: 50).
 fs::path two_ranks(const std::string& name) {
-  const fs::path root = temp_dir(name);
+  const fs::path root = fresh_temp_dir("skew_test", name);
   std::string text = slurp(test_data("trace/kineto_small.json"));
   std::ofstream(root / "rank0.json", std::ios::binary) << text;
   replace_once(text, R"("ts": 1100.000, "dur": 104.000)", R"("ts": 1100.000, "dur": 130.000)");

@@ -19,16 +19,10 @@
 
 using namespace roofline;
 using roofline::testing::test_data;
+using roofline::testing::fresh_temp_dir;
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path temp_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("roofline_many_files_test_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
 
 // What `roofline stats --format json` and `--format csv` print.
 std::string rendered(const Trace& t, const TraceStats& s) {
@@ -70,7 +64,7 @@ TEST_CASE("many files: read through their partials, the statistics are one pass'
 }
 
 TEST_CASE("many files: a directory with a file that is no trace and a pattern, as one read says them") {
-  const fs::path root = temp_dir("dir");
+  const fs::path root = fresh_temp_dir("many_files_test", "dir");
   for (int r = 0; r < 4; ++r)
     fs::copy_file(test_data(r % 2 ? "trace/old_kineto_epoch.json" : "trace/kineto_small.json.gz"),
                   root / ("rank" + std::to_string(r) + (r % 2 ? ".pt.trace.json" : ".pt.trace.json.gz")));
@@ -98,7 +92,7 @@ TEST_CASE("many files: inputs a merge refuses are read together, to the same fig
 }
 
 TEST_CASE("many files: errors are one read's: the first damaged file, or no trace at all") {
-  const fs::path root = temp_dir("errors");
+  const fs::path root = fresh_temp_dir("many_files_test", "errors");
   fs::copy_file(test_data("trace/kineto_small.json"), root / "a.pt.trace.json");
   std::ofstream(root / "b.pt.trace.json") << R"({"traceEvents": [{"ph": "X", "ts": 1, "dur": "x"}]})";
   std::ofstream(root / "c.pt.trace.json") << R"({"traceEvents": [)";
@@ -109,7 +103,7 @@ TEST_CASE("many files: errors are one read's: the first damaged file, or no trac
   CHECK(many.status() == one.status());
   CHECK_THAT(std::string(many.status().message()), Catch::Contains("b.pt.trace.json"));
 
-  const fs::path none = temp_dir("none");
+  const fs::path none = fresh_temp_dir("many_files_test", "none");
   std::ofstream(none / "a.json") << R"({"batch_size": 32})";
   std::ofstream(none / "b.json") << R"({"lr": 0.1})";
   auto no_trace = read_traces({none.string()});
