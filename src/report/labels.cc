@@ -112,6 +112,18 @@ std::optional<std::string> nothing_predicted_headline(const Report& r) {
                      " measured) has a cost source; main reasons: ", reasons);
 }
 
+namespace {
+
+// ", tied with N other devices" when the device a headline names shares its
+// count with others (the first listed is named), else nothing.
+template <class Same>
+std::string also_tied(const AcrossDevices& a, Same same) {
+  const auto n = std::count_if(a.devices.begin(), a.devices.end(), same);
+  return n > 1 ? detail::cat(", tied with ", n - 1, n == 2 ? " other device" : " other devices") : std::string();
+}
+
+}  // namespace
+
 std::optional<std::string> across_devices_headline(const Report& r) {
   if (!r.across_devices) return std::nullopt;
   const AcrossDevices& a = *r.across_devices;
@@ -126,7 +138,8 @@ std::optional<std::string> across_devices_headline(const Report& r) {
       if (st.skew_s > 0 && st.slowest_device == slowest->device) most_s = std::max(most_s, st.skew_s);
     parts.push_back(detail::cat("slowest device per step: ", for_terminal(slowest->device), " in ",
                                 slowest->slowest_steps, " of ", a.steps.size(), " steps (up to +",
-                                format_seconds(most_s), ")"));
+                                format_seconds(most_s), ")",
+                                also_tied(a, [&](const DeviceWait& d) { return d.slowest_steps == slowest->slowest_steps; })));
   }
   double wait_s = 0;
   for (const DeviceWait& d : a.devices) wait_s += d.collective_wait_s;
@@ -139,7 +152,8 @@ std::optional<std::string> across_devices_headline(const Report& r) {
     std::string part = detail::cat("collective waits: ", format_seconds(wait_s), " over ", a.devices.size(), " devices");
     if (waited_for)
       part += detail::cat(", most often waiting for ", for_terminal(waited_for->device), " (",
-                          waited_for->waited_for_count, " of ", calls, " calls)");
+                          waited_for->waited_for_count, " of ", calls, " calls)",
+                          also_tied(a, [&](const DeviceWait& d) { return d.waited_for_count == waited_for->waited_for_count; }));
     parts.push_back(std::move(part));
   }
   if (parts.empty()) return std::nullopt;

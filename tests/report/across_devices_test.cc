@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "roofline/match/match.hpp"
+#include "roofline/report/labels.hpp"
 #include "roofline/report/render.hpp"
 #include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
@@ -272,4 +273,30 @@ TEST_CASE("across devices: the two-rank HTML loads in headless Chromium without 
   REQUIRE(at != std::string::npos);
   CHECK(count(out.substr(at, out.find("<h2", at) - at), "<table class=\"ranked\">") == 3);
   fs::remove_all(dir);
+}
+
+TEST_CASE("across devices: a headline's device that shares its count says how many tie") {
+  // Hosts a and b were each the one slowest device of one step; c never.
+  // Their calls: a the shortest (waited for) in 2, b in 2, c in 1.
+  Report r;
+  AcrossDevices a;
+  a.steps = {{.step = "1", .repeat = 0, .devices = 3, .slowest_device = "GPU 0 @ a", .fastest_device = "GPU 0 @ c",
+              .slowest_s = 0.011, .fastest_s = 0.010, .median_s = 0.010, .skew_s = 0.001},
+             {.step = "2", .repeat = 0, .devices = 3, .slowest_device = "GPU 0 @ b", .fastest_device = "GPU 0 @ c",
+              .slowest_s = 0.012, .fastest_s = 0.010, .median_s = 0.010, .skew_s = 0.002}};
+  a.collectives = {{.name = "ncclKernel_AllReduce", .module = "", .calls = 5, .wait_s = 0.003, .max_skew_s = 0.001,
+                    .median_skew_s = 0.0005, .waited_for_device = "GPU 0 @ a", .waited_for_count = 2}};
+  a.devices = {{.device = "GPU 0 @ a", .collective_wait_s = 0.001, .slowest_steps = 1, .waited_for_count = 2},
+               {.device = "GPU 0 @ b", .collective_wait_s = 0.001, .slowest_steps = 1, .waited_for_count = 2},
+               {.device = "GPU 0 @ c", .collective_wait_s = 0.001, .slowest_steps = 0, .waited_for_count = 1}};
+  r.across_devices = a;
+  const std::optional<std::string> h = across_devices_headline(r);
+  REQUIRE(h);
+  CHECK(*h == "slowest device per step: GPU 0 @ a in 1 of 2 steps (up to +1.00 ms), tied with 1 other device; "
+              "collective waits: 3.00 ms over 3 devices, most often waiting for GPU 0 @ a (2 of 5 calls), "
+              "tied with 1 other device");
+  a.devices[1].slowest_steps = 0;  // now a alone
+  a.devices[1].waited_for_count = 1;
+  r.across_devices = a;
+  CHECK(across_devices_headline(r)->find("tied") == std::string::npos);
 }
