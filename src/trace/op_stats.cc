@@ -443,6 +443,16 @@ std::vector<Step> device_step_list(const Trace& t, const Device& d) {
   return mine;
 }
 
+DeviceStats device_identity(const Device& d, std::size_t index) {
+  DeviceStats ds;
+  ds.device = index;
+  ds.id = d.id;
+  ds.name = d.name;
+  ds.host = d.host;
+  ds.model = d.model;
+  return ds;
+}
+
 StatsParts compute_stats_parts(const Trace& t, const OpStatsOptions& options) {
   StatsParts out;
   // The rows over all devices, from each device's runs: the same runs as
@@ -454,12 +464,7 @@ StatsParts compute_stats_parts(const Trace& t, const OpStatsOptions& options) {
     if (options.device_id && d.id != *options.device_id) continue;
     DeviceEvents ev = collect_events(t, d);
     if (ev.events == 0) continue;
-    DeviceStats ds;
-    ds.device = di;
-    ds.id = d.id;
-    ds.name = d.name;
-    ds.host = d.host;
-    ds.model = d.model;
+    DeviceStats ds = device_identity(d, di);
     ds.op_events = ev.events;
     const double denominator = static_cast<double>(ev.busy_self_ps) * kPs;
     for (auto& [key, a] : ev.ops) {

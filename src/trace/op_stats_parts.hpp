@@ -33,6 +33,10 @@ TraceStats finish_stats(std::vector<DeviceStats> devices, const std::vector<std:
 // (those of its host when several hosts were read).
 std::vector<Step> device_step_list(const Trace& trace, const Device& device);
 
+// A device's statistics with only its identity filled (index into the
+// devices, id, name, host, model): in a pass and when a partial is read back.
+DeviceStats device_identity(const Device& d, std::size_t index);
+
 // In the order of TraceStats::ops: busy rows first, by total self time,
 // then by op and async; a total order.
 void sort_by_total(std::vector<OpStat>& ops);

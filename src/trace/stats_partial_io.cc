@@ -416,12 +416,7 @@ absl::StatusOr<StatsPartial> read_partial(const Reader& r, const json& j) {
     ROOFLINE_ASSIGN_OR_RETURN(d.kind, r.name(dv["kind"], q + "/kind", 4, &device_kind_name));
     ROOFLINE_ASSIGN_OR_RETURN(d.caps, read_caps(r, dv["caps"], q + "/caps"));
     if (!dv["stats"].is_null()) {
-      DeviceStats s;
-      s.device = i;
-      s.id = d.id;
-      s.name = d.name;
-      s.host = d.host;
-      s.model = d.model;
+      DeviceStats s = detail::device_identity(d, i);
       std::int64_t busy = 0;
       DeviceSkewInputs skew;
       ROOFLINE_RETURN_IF_ERROR(read_stats(r, dv["stats"], q + "/stats", out, s, busy, skew));

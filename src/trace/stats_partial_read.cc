@@ -14,9 +14,11 @@ namespace roofline {
 
 using detail::cat;
 
-absl::StatusOr<StatsPartial> stats_partial_of_traces(const std::vector<std::string>& paths_or_globs,
-                                                     const TraceReadOptions& read, const OpStatsOptions& options) {
-  ROOFLINE_ASSIGN_OR_RETURN(detail::InputListing in, detail::list_inputs(paths_or_globs));
+namespace {
+
+// The partial of the inputs `in` lists (listed once by the caller).
+absl::StatusOr<StatsPartial> partial_of(detail::InputListing in, const std::vector<std::string>& paths_or_globs,
+                                        const TraceReadOptions& read, const OpStatsOptions& options) {
   auto one_pass = [&]() -> absl::StatusOr<StatsPartial> {
     ROOFLINE_ASSIGN_OR_RETURN(Trace t, read_traces(paths_or_globs, read));
     return stats_partial(std::move(t), options);
@@ -59,6 +61,14 @@ absl::StatusOr<StatsPartial> stats_partial_of_traces(const std::vector<std::stri
   return merged;
 }
 
+}  // namespace
+
+absl::StatusOr<StatsPartial> stats_partial_of_traces(const std::vector<std::string>& paths_or_globs,
+                                                     const TraceReadOptions& read, const OpStatsOptions& options) {
+  ROOFLINE_ASSIGN_OR_RETURN(detail::InputListing in, detail::list_inputs(paths_or_globs));
+  return partial_of(std::move(in), paths_or_globs, read, options);
+}
+
 absl::StatusOr<TraceStatsRead> read_trace_stats(const std::vector<std::string>& paths_or_globs,
                                                 const TraceReadOptions& read, const OpStatsOptions& options) {
   ROOFLINE_ASSIGN_OR_RETURN(detail::InputListing in, detail::list_inputs(paths_or_globs));
@@ -67,7 +77,7 @@ absl::StatusOr<TraceStatsRead> read_trace_stats(const std::vector<std::string>& 
     TraceStats s = compute_op_stats(t, options);
     return TraceStatsRead{.trace = std::move(t), .stats = std::move(s)};
   }
-  ROOFLINE_ASSIGN_OR_RETURN(StatsPartial p, stats_partial_of_traces(paths_or_globs, read, options));
+  ROOFLINE_ASSIGN_OR_RETURN(StatsPartial p, partial_of(std::move(in), paths_or_globs, read, options));
   TraceStats s = finish_stats(p);
   return TraceStatsRead{.trace = trace_outline(p), .stats = std::move(s)};
 }
