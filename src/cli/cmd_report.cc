@@ -8,6 +8,7 @@
 #include "roofline/chip_io.hpp"
 #include "roofline/hlo/reader.hpp"
 #include "roofline/match/match.hpp"
+#include "roofline/match/measured.hpp"
 #include "roofline/report/render.hpp"
 #include "roofline/trace/read.hpp"
 #include "src/cli/command.hpp"
@@ -79,12 +80,17 @@ int run(const Args& args) {
   auto read_options = trace_read_options(args);
   if (!read_options.ok()) return fail(read_options.status());
   read_options->host_timelines = false;  // the report reads none: not held for many files
-  auto trace = read_trace_args(args.positional(), *read_options);
-  if (!trace.ok()) return fail(trace.status());
+  // Each file measured and its events dropped as it is read: a pod's
+  // report holds its ops, not its events (roofline/match/measured.hpp).
+  absl::StatusOr<MeasuredRead> read = [&, o = *read_options]() mutable {
+    ProgressLine line(o);
+    return read_measured(args.positional(), o, options.device_id);
+  }();
+  if (!read.ok()) return fail(read.status());
   // The calibration file's entries for the chip (given, or the one the
   // trace names) and the what-if chip; a chip it lacks keeps its built-in one.
-  if (args.has("calibration")) use_calibration_file(*trace, calibration, options);
-  auto report = make_report(*trace, options, kCliWords);
+  if (args.has("calibration")) use_calibration_file(read->trace, read->measured, calibration, options);
+  auto report = make_report(read->trace, std::move(read->measured), options, kCliWords);
   if (!report.ok()) return fail(report.status());
   const std::string text = render_report(*report, format, RenderOptions{.top = static_cast<int>(*top)});
   return write_output(args, text);

@@ -79,9 +79,5 @@ ProgressLine::~ProgressLine() {
   std::fflush(stderr);
 }
 
-absl::StatusOr<Trace> read_trace_args(const std::vector<std::string>& traces, TraceReadOptions options) {
-  ProgressLine line(options);
-  return read_traces(traces, options);
-}
 
 }  // namespace roofline::cli

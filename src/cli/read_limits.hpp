@@ -35,8 +35,4 @@ class ProgressLine {
   bool drawn_ = false;
 };
 
-// The command's TRACE arguments (files, directories, glob patterns) read as
-// one job (read_traces), with a ProgressLine.
-absl::StatusOr<Trace> read_trace_args(const std::vector<std::string>& traces, TraceReadOptions options);
-
 }  // namespace roofline::cli

@@ -10,6 +10,7 @@
 
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/units.hpp"
+#include "roofline/match/measured.hpp"
 #include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/skew.hpp"
 #include "src/match/aggregate.hpp"
@@ -42,38 +43,36 @@ std::string device_label(const Device& d) { return d.name + (d.host.empty() ? ""
 
 // Busy, idle and wall time of the selected devices, and their busy time by
 // class (compute, collective, data movement: each busy instant once), from
-// the trace's op statistics (compute_op_stats), so stats and report agree.
-// Returns the stragglers and collective waits across the selected devices
-// (none for fewer than 2): those of the same statistics, computed again only
-// where their devices differ from the report's (a device with async op
-// events alone is in the statistics, not in the report).
+// the devices' op statistics (compute_op_stats' figures, as measured), so
+// stats and report agree. Returns the stragglers and collective waits
+// across the selected devices (none for fewer than 2): the figures of the
+// statistics over the same devices.
 std::optional<SkewStats> add_devices(const Match& m, Report& r, std::map<std::string, double>& busy_by_class) {
   ReportSummary& s = r.summary;
-  TraceStats stats = compute_op_stats(*m.trace, OpStatsOptions{.device_id = m.device_id});
   double sync_s = 0;
-  std::vector<std::size_t> stats_devices;
-  for (const DeviceStats& d : stats.devices) {
-    stats_devices.push_back(d.device);
-    if (std::find(m.devices.begin(), m.devices.end(), d.device) == m.devices.end()) continue;
-    const Chip* chip = reported_chip(m.trace->devices[d.device]);
-    r.devices.push_back({.id = d.id, .name = device_label(m.trace->devices[d.device]),
-                         .chip = chip ? chip->name : "", .busy_s = d.busy_s, .idle_s = d.idle_s,
-                         .duty_cycle = d.duty_cycle});
-    s.measured_s += d.busy_s;
-    s.idle_s += d.idle_s;
-    s.wall_s += d.window_s;
-    sync_s += d.sync_s;
-    busy_by_class[class_label(OpClass::kCompute)] += d.compute_s;
-    busy_by_class[class_label(OpClass::kCollective)] += d.collective_s;
-    busy_by_class[class_label(OpClass::kDataMovement)] += d.data_movement_s;
+  for (std::size_t di : m.devices) {
+    const std::optional<DeviceStats>& d = m.measured.devices[di].stats;
+    if (!d) continue;
+    const Chip* chip = reported_chip(m.trace->devices[di]);
+    r.devices.push_back({.id = d->id, .name = device_label(m.trace->devices[di]),
+                         .chip = chip ? chip->name : "", .busy_s = d->busy_s, .idle_s = d->idle_s,
+                         .duty_cycle = d->duty_cycle});
+    s.measured_s += d->busy_s;
+    s.idle_s += d->idle_s;
+    s.wall_s += d->window_s;
+    sync_s += d->sync_s;
+    busy_by_class[class_label(OpClass::kCompute)] += d->compute_s;
+    busy_by_class[class_label(OpClass::kCollective)] += d->collective_s;
+    busy_by_class[class_label(OpClass::kDataMovement)] += d->data_movement_s;
   }
   s.duty_cycle = s.wall_s > 0 ? s.measured_s / s.wall_s : 0;
   if (sync_s > 0)
     r.notes.push_back(cat("streams waited (CUDA Stream Sync / Stream Wait Event / Context Sync) for ",
                           format_seconds(sync_s), ": not work, so not busy time, not in any category or op"));
   if (m.devices.size() < 2) return std::nullopt;
-  if (stats_devices == m.devices) return std::move(stats.skew);
-  return compute_skew(*m.trace, m.devices);
+  std::vector<DeviceSkewInputs> inputs;
+  for (std::size_t di : m.devices) inputs.push_back(m.measured.devices[di].skew.value_or(DeviceSkewInputs{}));
+  return compute_skew(m.devices, inputs, m.trace->ops);
 }
 
 // The skew statistics as report values: devices by their labels, each
@@ -160,40 +159,73 @@ void add_mfu(const Match& m, const std::vector<OpReport>& ops, Report& r) {
                          " peak ", format_si(r.peak_flops_per_s, "FLOP/s"), " of ", chip.name);
 }
 
-// One step: the op events that start inside it.
-StepSummary step_summary(const Match& m, std::size_t device, const Step& st, double peak_flops_per_s) {
-  const Device& d = m.trace->devices[device];
-  StepSummary out{.name = st.name, .device = d.id, .measured_s = st.duration_ps * 1e-12};
-  for (std::size_t ei = 0; ei < d.events.size(); ++ei) {
-    const std::int32_t g = m.event_op[device][ei];
-    const Event& e = d.events[ei];
-    if (g < 0 || e.start_ps < st.start_ps || e.start_ps >= st.start_ps + st.duration_ps) continue;
-    const MatchedOp& op = m.ops[static_cast<std::size_t>(g)];
-    out.busy_s += e.self_ps * 1e-12;
+// One step of a device: its measured busy time and the ops that started
+// inside it (`mix`: indices into the device's measured ops, occurrences).
+StepSummary step_summary(const Match& m, std::size_t device, const Step& st, std::int64_t busy_ps,
+                         const StepMix& mix, double peak_flops_per_s) {
+  StepSummary out{.name = st.name, .device = m.trace->devices[device].id, .measured_s = st.duration_ps * 1e-12,
+                  .busy_s = static_cast<double>(busy_ps) * 1e-12};
+  for (const auto& [occurrences, n] : mix) {
+    const MatchedOp& op = m.ops[m.occurrence_op[device][occurrences]];
     if (!op.prediction) continue;
-    out.predicted_s += op.prediction->t_lower_s;
-    if (!op.cost.rematerialised) out.model_flops += op.prediction->flops;
+    out.predicted_s += static_cast<double>(n) * op.prediction->t_lower_s;
+    if (!op.cost.rematerialised) out.model_flops += static_cast<double>(n) * op.prediction->flops;
   }
   const double denom = out.measured_s * peak_flops_per_s;
   out.mfu = denom > 0 ? out.model_flops / denom : 0;
   return out;
 }
 
+// The mix and busy time of the events of `timeline` (by start) that start
+// inside `st`.
+StepMix mix_in(const std::vector<TimedOccurrence>& timeline, const Step& st, std::int64_t& busy_ps) {
+  auto starting_before = [&](std::int64_t t) {
+    return std::lower_bound(timeline.begin(), timeline.end(), t,
+                            [](const TimedOccurrence& o, std::int64_t v) { return o.start_ps < v; });
+  };
+  std::vector<std::uint32_t> kinds;
+  busy_ps = 0;
+  for (auto it = starting_before(st.start_ps), end = starting_before(st.start_ps + st.duration_ps); it < end; ++it) {
+    kinds.push_back(it->occurrences);
+    busy_ps += it->self_ps;
+  }
+  std::sort(kinds.begin(), kinds.end());
+  StepMix mix;
+  for (std::uint32_t k : kinds) {
+    if (!mix.empty() && mix.back().first == k) ++mix.back().second;
+    else mix.emplace_back(k, 1);
+  }
+  return mix;
+}
+
 // Steps: the device's own step markers, else the host's ProfilerStep ranges
-// (once, not per device); at most 500.
+// (once, on the first device without its own, and no device after it); at
+// most kMaxReportSteps.
 void add_steps(const Match& m, Report& r) {
   const Trace& trace = *m.trace;
   std::vector<StepSummary>& steps = r.summary.steps;
   for (std::size_t di : m.devices) {
     const Device& d = trace.devices[di];
-    const std::vector<Step>& marked = d.steps.empty() ? trace.host_steps : d.steps;
-    if (d.steps.empty() && !trace.host_steps.empty() && steps.empty())
-      r.notes.push_back("steps are the host's ProfilerStep ranges; device work may lag them");
-    for (const Step& st : marked) {
-      if (steps.size() >= 500) break;
-      steps.push_back(step_summary(m, di, st, r.peak_flops_per_s));
+    const MeasuredDevice& md = m.measured.devices[di];
+    if (d.steps.empty()) {
+      if (trace.host_steps.empty()) break;
+      if (!md.timeline) {
+        r.notes.push_back(cat("the host's steps are not timed on ", device_label(d),
+                              ": its measurement kept no timeline (roofline/match/measured.hpp)"));
+        break;
+      }
+      if (steps.empty()) r.notes.push_back("steps are the host's ProfilerStep ranges; device work may lag them");
+      for (const Step& st : trace.host_steps) {
+        if (steps.size() >= kMaxReportSteps) break;
+        std::int64_t busy_ps = 0;
+        const StepMix mix = mix_in(*md.timeline, st, busy_ps);
+        steps.push_back(step_summary(m, di, st, busy_ps, mix, r.peak_flops_per_s));
+      }
+      break;
     }
-    if (marked.data() == trace.host_steps.data()) break;
+    for (std::size_t i = 0; i < md.steps.size() && steps.size() < kMaxReportSteps; ++i)
+      steps.push_back(step_summary(m, di, d.steps[i], md.steps[i].busy_ps, md.step_mixes[md.steps[i].mix],
+                                   r.peak_flops_per_s));
   }
 }
 

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "roofline/detail/cat.hpp"
+#include "src/trace/op_stats_parts.hpp"
 
 namespace roofline {
 namespace {
@@ -16,13 +17,13 @@ using detail::cat;
 // bytes or message) is grouped with every kernel that op launched on the
 // same shapes: cuBLAS split-K's GEMM and reduction, cuDNN's transpose and
 // convolution are one op, costed once.
-std::string group_key(const Trace& t, const Event& e) {
-  const OpInfo& op = t.ops[e.op];
+std::string group_key(const Trace& t, const OpOccurrences& o) {
+  const OpInfo& op = t.ops[o.op];
   if (is_xla_op(op)) return cat("x|", op.module, "|", op.program_id.value_or(0), "|", op.name);
-  if (e.call != kNoCall && op.category == "kernel" && t.calls[e.call].collective.empty() &&
-      !t.calls[e.call].launcher.empty())
-    return cat("c|", e.call);
-  return cat("e|", e.op, "|", e.call);
+  if (o.call != kNoCall && op.category == "kernel" && t.calls[o.call].collective.empty() &&
+      !t.calls[o.call].launcher.empty())
+    return cat("c|", o.call);
+  return cat("e|", o.op, "|", o.call);
 }
 
 }  // namespace
@@ -40,40 +41,41 @@ std::int64_t OpGroup::count() const {
 }
 
 double OpGroup::median_s() const {
-  if (samples_ps.empty()) return 0;
+  if (self_runs.empty()) return 0;
   if (per_kernel.size() > 1) return static_cast<double>(self_ps) / static_cast<double>(count()) * 1e-12;
-  std::vector<std::int64_t> v = samples_ps;
-  auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  double median = static_cast<double>(*mid);
-  if (v.size() % 2 == 0) median = (median + static_cast<double>(*std::max_element(v.begin(), mid))) / 2;
+  std::int64_t n = 0;
+  for (const DurationRun& r : self_runs) n += r.count;
+  // The k-th smallest (0-based) self time.
+  auto nth = [&](std::int64_t k) {
+    for (const DurationRun& r : self_runs) {
+      if (k < r.count) return static_cast<double>(r.self_ps);
+      k -= r.count;
+    }
+    return static_cast<double>(self_runs.back().self_ps);
+  };
+  double median = nth(n / 2);
+  if (n % 2 == 0) median = (median + nth(n / 2 - 1)) / 2;
   return median * 1e-12;
 }
 
-OpGroups group_ops(const Trace& trace, std::span<const std::size_t> devices) {
+OpGroups group_ops(const Trace& trace, const MeasuredTrace& measured, std::span<const std::size_t> devices) {
   OpGroups out;
   std::unordered_map<std::string, std::size_t> by_key;
-  out.event_group.resize(trace.devices.size());
+  out.occurrence_group.resize(trace.devices.size());
   for (std::size_t di : devices) {
-    const Device& d = trace.devices[di];
-    out.event_group[di].assign(d.events.size(), -1);
-    for (std::size_t ei = 0; ei < d.events.size(); ++ei) {
-      const Event& e = d.events[ei];
-      // A sync event is a stream waiting, not an op to predict: the report
-      // gives its time in a note (aggregate.cc).
-      if (d.lines[e.line].role != LineRole::kOps || trace.ops[e.op].op_class == OpClass::kSync) continue;
-      auto [it, fresh] = by_key.try_emplace(group_key(trace, e), out.groups.size());
+    for (const OpOccurrences& o : measured.devices[di].ops) {
+      auto [it, fresh] = by_key.try_emplace(group_key(trace, o), out.groups.size());
       if (fresh) {
-        OpGroup g{.op = e.op, .xla = is_xla_op(trace.ops[e.op])};
-        g.call = g.xla ? kNoCall : e.call;
+        OpGroup g{.op = o.op, .xla = is_xla_op(trace.ops[o.op])};
+        g.call = g.xla ? kNoCall : o.call;
         out.groups.push_back(std::move(g));
       }
       OpGroup& g = out.groups[it->second];
-      g.per_kernel[e.op] += 1;
-      g.per_kernel_ps[e.op] += e.self_ps;
-      g.self_ps += e.self_ps;
-      g.samples_ps.push_back(e.self_ps);
-      out.event_group[di][ei] = static_cast<std::int32_t>(it->second);
+      g.per_kernel[o.op] += o.count;
+      g.per_kernel_ps[o.op] += o.self_ps;
+      g.self_ps += o.self_ps;
+      detail::add_runs(g.self_runs, o.runs);
+      out.occurrence_group[di].push_back(static_cast<std::uint32_t>(it->second));
     }
   }
   // A group of several kernels is named after the one that ran longest.

@@ -36,16 +36,19 @@ std::string in_words(std::string text, const OptionWords& words) {
   return text;
 }
 
-absl::StatusOr<std::vector<std::size_t>> select_devices(const Trace& trace, std::optional<int> device_id) {
+namespace {
+
+// The devices (with `device_id`, or all) for which `has_ops(index)` holds.
+template <class HasOps>
+absl::StatusOr<std::vector<std::size_t>> devices_with_ops(const Trace& trace, std::optional<int> device_id,
+                                                          HasOps has_ops) {
   std::vector<std::size_t> selected;
   std::set<int> ids;
   for (std::size_t i = 0; i < trace.devices.size(); ++i) {
     const Device& d = trace.devices[i];
     ids.insert(d.id);
     if (device_id && d.id != *device_id) continue;
-    const bool has_ops = std::any_of(d.events.begin(), d.events.end(),
-                                     [&](const Event& e) { return d.lines[e.line].role == LineRole::kOps; });
-    if (has_ops) selected.push_back(i);
+    if (has_ops(i)) selected.push_back(i);
   }
   if (!selected.empty()) return selected;
   if (device_id) {
@@ -55,6 +58,23 @@ absl::StatusOr<std::vector<std::size_t>> select_devices(const Trace& trace, std:
                                    known.empty() ? "none" : known, ")"));
   }
   return absl::InvalidArgumentError(cat(trace.source, ": the trace has no device op events to report on"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::size_t>> select_devices(const Trace& trace, std::optional<int> device_id) {
+  return devices_with_ops(trace, device_id, [&](std::size_t i) {
+    const Device& d = trace.devices[i];
+    return std::any_of(d.events.begin(), d.events.end(),
+                       [&](const Event& e) { return d.lines[e.line].role == LineRole::kOps; });
+  });
+}
+
+absl::StatusOr<std::vector<std::size_t>> select_devices(const Trace& trace, const MeasuredTrace& measured,
+                                                        std::optional<int> device_id) {
+  return devices_with_ops(trace, device_id, [&](std::size_t i) {
+    return i < measured.devices.size() && measured.devices[i].op_events;
+  });
 }
 
 namespace {

@@ -80,9 +80,18 @@ ChipCalibration calibration_for(const Chip& chip, const ChipCalibration* given, 
 }  // namespace
 
 absl::StatusOr<Match> match(const Trace& trace, const ReportOptions& options) {
+  return match(trace, measure(trace, options.device_id), options);
+}
+
+absl::StatusOr<Match> match(const Trace& trace, MeasuredTrace measured, const ReportOptions& options) {
+  if (measured.device_id != options.device_id || measured.devices.size() != trace.devices.size())
+    return absl::InvalidArgumentError(
+        detail::cat(trace.source, ": the measurement is not of this trace's devices for ",
+                    options.device_id ? detail::cat("device ", *options.device_id) : "all devices"));
   Match m(trace, options.hlo_modules);
+  m.measured = std::move(measured);
   // 1. identify
-  absl::StatusOr<std::vector<std::size_t>> devices = select_devices(trace, options.device_id);
+  absl::StatusOr<std::vector<std::size_t>> devices = select_devices(trace, m.measured, options.device_id);
   if (!devices.ok()) return devices.status();
   m.device_id = options.device_id;
   m.devices = *std::move(devices);
@@ -93,8 +102,8 @@ absl::StatusOr<Match> match(const Trace& trace, const ReportOptions& options) {
   m.target_chip = options.target_chip;
   if (std::optional<std::string> caveat = cpu_profile_caveat(trace, m)) m.notes.push_back(*std::move(caveat));
   // 2. group
-  OpGroups groups = group_ops(trace, m.devices);
-  m.event_op = std::move(groups.event_group);
+  OpGroups groups = group_ops(trace, m.measured, m.devices);
+  m.occurrence_op = std::move(groups.occurrence_group);
   // 3-5. find each op's cost source (attributing async pairs), cost it on
   // the chip and, with the same model, on the what-if chip.
   m.ops.reserve(groups.groups.size());
@@ -127,21 +136,46 @@ absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& opti
   return aggregate(*m);
 }
 
+absl::StatusOr<Report> make_report(const Trace& trace, MeasuredTrace measured, const ReportOptions& options) {
+  absl::StatusOr<Match> m = match(trace, std::move(measured), options);
+  if (!m.ok()) return m.status();
+  return aggregate(*m);
+}
+
 absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& options, const OptionWords& words) {
-  absl::StatusOr<Report> report = make_report(trace, options);
+  return make_report(trace, measure(trace, options.device_id), options, words);
+}
+
+absl::StatusOr<Report> make_report(const Trace& trace, MeasuredTrace measured, const ReportOptions& options,
+                                   const OptionWords& words) {
+  absl::StatusOr<Report> report = make_report(trace, std::move(measured), options);
   if (!report.ok()) return absl::Status(report.status().code(), in_words(std::string(report.status().message()), words));
   report->chip_source = in_words(std::move(report->chip_source), words);
   for (std::string& note : report->notes) note = in_words(std::move(note), words);
   return report;
 }
 
-void use_calibration_file(const Trace& trace, const CalibrationFile& file, ReportOptions& options) {
+namespace {
+
+// use_calibration_file once the devices are selected (or not).
+void use_calibration(const Trace& trace, const absl::StatusOr<std::vector<std::size_t>>& devices,
+                     const CalibrationFile& file, ReportOptions& options) {
   const Chip* on = options.chip;
-  if (on == nullptr)
-    if (auto devices = select_devices(trace, options.device_id); devices.ok())
-      if (auto c = decide_chip(trace, *devices, nullptr); c.ok()) on = c->chip;
+  if (on == nullptr && devices.ok())
+    if (auto c = decide_chip(trace, *devices, nullptr); c.ok()) on = c->chip;
   if (on) options.calibration = file.find(on->name);
   if (options.target_chip) options.target_calibration = file.find(options.target_chip->name);
+}
+
+}  // namespace
+
+void use_calibration_file(const Trace& trace, const CalibrationFile& file, ReportOptions& options) {
+  use_calibration(trace, select_devices(trace, options.device_id), file, options);
+}
+
+void use_calibration_file(const Trace& trace, const MeasuredTrace& measured, const CalibrationFile& file,
+                          ReportOptions& options) {
+  use_calibration(trace, select_devices(trace, measured, options.device_id), file, options);
 }
 
 }  // namespace roofline

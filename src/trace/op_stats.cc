@@ -89,6 +89,10 @@ OpStat finish_op(const OpInfo& info, std::uint32_t op, bool async, const std::ve
   return s;
 }
 
+}  // namespace
+
+namespace detail {
+
 std::vector<DurationRun> to_runs(std::vector<std::int64_t>& v) {
   std::sort(v.begin(), v.end());
   std::vector<DurationRun> out;
@@ -115,6 +119,13 @@ void add_runs(std::vector<DurationRun>& into, const std::vector<DurationRun>& mo
   }
   into = std::move(out);
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::add_runs;
+using detail::to_runs;
 
 // Ops that keep the device busy: not in flight on an async line, not a
 // stream waiting.

@@ -46,6 +46,12 @@ void sort_by_total(std::vector<OpStat>& ops);
 // partial is read back.
 void fill_identity(OpStat& s, const OpInfo& info);
 
+// Self times as ascending runs (`v` is sorted in place), and the runs of
+// the union of two multisets given as runs: what to_runs gives for their
+// self times together.
+std::vector<DurationRun> to_runs(std::vector<std::int64_t>& v);
+void add_runs(std::vector<DurationRun>& into, const std::vector<DurationRun>& more);
+
 // read_traces' name for a file's host: "vm.trace.json.gz" -> "vm".
 std::string file_stem(const std::string& path);
 

@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "roofline/trace/read.hpp"
+#include "src/trace/trace_builder.hpp"
 
 namespace roofline::detail {
 
@@ -161,6 +162,19 @@ struct InputListing {
   bool single = false;
 };
 absl::StatusOr<InputListing> list_inputs(const std::vector<std::string>& paths_or_globs);
+
+// Merging the files' traces as read_traces does: append each part in file
+// order, devices that name no host taking `host_fallback` (host_of_part:
+// the file's stem when there are several files, else none); then put the
+// listing's and the skipped files' warnings first and sort the devices by
+// (host, kind, id), stably. merge_part says where the part's ops and calls
+// went; finish_merge the sorted order (order[new index] = old index).
+struct PartRemap {
+  std::vector<std::uint32_t> ops, calls;
+};
+std::string host_of_part(const std::vector<InputFile>& files, std::size_t i);
+PartRemap merge_part(TraceBuilder& b, Trace part, const std::string& host_fallback);
+std::vector<std::size_t> finish_merge(Trace& t, std::vector<std::string> warnings, std::size_t listing_warnings);
 
 // Other JSON beside the traces (configs, summaries) that a directory or a
 // pattern found is skipped, said so; a damaged trace is an error.

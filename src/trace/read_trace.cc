@@ -180,38 +180,6 @@ bool is_profile_file(const std::string& name) {
   return ends(".xplane.pb") || ends(".xplane.pb.gz") || ends(".json") || ends(".json.gz");
 }
 
-// Appends `part` to `into`, re-interning its ops and calls.
-void merge(detail::TraceBuilder& b, Trace part, const std::string& host_fallback) {
-  Trace& t = b.trace();
-  std::vector<std::uint32_t> ops(part.ops.size()), calls(part.calls.size());
-  for (std::size_t i = 0; i < part.ops.size(); ++i) ops[i] = b.intern_op(std::move(part.ops[i]));
-  for (std::size_t i = 0; i < part.calls.size(); ++i) calls[i] = b.intern_call(std::move(part.calls[i]));
-  auto remap = [&](Device& d) {
-    for (Event& e : d.events) {
-      e.op = ops[e.op];
-      if (e.call != kNoCall) e.call = calls[e.call];
-    }
-    if (d.host.empty()) d.host = host_fallback;
-  };
-  for (Device& d : part.devices) {
-    remap(d);
-    t.devices.push_back(std::move(d));
-  }
-  for (Device& d : part.hosts) {
-    remap(d);
-    t.hosts.push_back(std::move(d));
-  }
-  for (Step& s : part.host_steps) {
-    if (s.host.empty()) s.host = host_fallback;
-    t.host_steps.push_back(std::move(s));
-  }
-  for (HloModuleBytes& h : part.hlo_modules) t.hlo_modules.push_back(std::move(h));
-  for (std::string& w : part.warnings) t.warnings.push_back(std::move(w));
-  t.files.insert(t.files.end(), part.files.begin(), part.files.end());
-  t.formats.insert(t.formats.end(), part.formats.begin(), part.formats.end());
-  if (!t.time_origin_ns) t.time_origin_ns = part.time_origin_ns;
-}
-
 // The profile files of a directory, in the order they are merged, and what
 // the listing has to say (a capture folder chosen among several).
 absl::Status list_directory(const std::string& dir, std::vector<std::string>& files,
@@ -280,22 +248,14 @@ absl::StatusOr<Trace> read_files(const std::string& source, const std::vector<In
       error = part.status();
       return false;
     }
-    merge(b, std::move(*part), files.size() > 1 ? file_stem(files[i].path) : std::string());
+    detail::merge_part(b, std::move(*part), detail::host_of_part(files, i));
     ++read;
     return true;
   });
   if (!error.ok()) return error;
   if (read == 0) return detail::no_trace_among(source, files.size(), warnings);
-  Trace& t = b.trace();
-  t.skipped_warnings = warnings.size() - listing_warnings;
-  t.listing_warnings = listing_warnings;
-  t.warnings.insert(t.warnings.begin(), warnings.begin(), warnings.end());
-  std::stable_sort(t.devices.begin(), t.devices.end(), [](const Device& a, const Device& b2) {
-    if (a.host != b2.host) return a.host < b2.host;
-    if (a.kind != b2.kind) return a.kind < b2.kind;
-    return a.id < b2.id;
-  });
-  return std::move(t);
+  detail::finish_merge(b.trace(), std::move(warnings), listing_warnings);
+  return std::move(b.trace());
 }
 
 std::uint64_t size_on_disk(const std::string& path) {
@@ -351,6 +311,64 @@ std::string detail::file_stem(const std::string& path) {
     if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
       name.resize(name.size() - suffix.size());
   return name;
+}
+
+std::string detail::host_of_part(const std::vector<InputFile>& files, std::size_t i) {
+  return files.size() > 1 ? file_stem(files[i].path) : std::string();
+}
+
+detail::PartRemap detail::merge_part(TraceBuilder& b, Trace part, const std::string& host_fallback) {
+  Trace& t = b.trace();
+  PartRemap remap{.ops = std::vector<std::uint32_t>(part.ops.size()),
+                  .calls = std::vector<std::uint32_t>(part.calls.size())};
+  for (std::size_t i = 0; i < part.ops.size(); ++i) remap.ops[i] = b.intern_op(std::move(part.ops[i]));
+  for (std::size_t i = 0; i < part.calls.size(); ++i) remap.calls[i] = b.intern_call(std::move(part.calls[i]));
+  auto renumber = [&](Device& d) {
+    for (Event& e : d.events) {
+      e.op = remap.ops[e.op];
+      if (e.call != kNoCall) e.call = remap.calls[e.call];
+    }
+    if (d.host.empty()) d.host = host_fallback;
+  };
+  for (Device& d : part.devices) {
+    renumber(d);
+    t.devices.push_back(std::move(d));
+  }
+  for (Device& d : part.hosts) {
+    renumber(d);
+    t.hosts.push_back(std::move(d));
+  }
+  for (Step& s : part.host_steps) {
+    if (s.host.empty()) s.host = host_fallback;
+    t.host_steps.push_back(std::move(s));
+  }
+  for (HloModuleBytes& h : part.hlo_modules) t.hlo_modules.push_back(std::move(h));
+  for (std::string& w : part.warnings) t.warnings.push_back(std::move(w));
+  t.files.insert(t.files.end(), part.files.begin(), part.files.end());
+  t.formats.insert(t.formats.end(), part.formats.begin(), part.formats.end());
+  if (!t.time_origin_ns) t.time_origin_ns = part.time_origin_ns;
+  return remap;
+}
+
+std::vector<std::size_t> detail::finish_merge(Trace& t, std::vector<std::string> warnings,
+                                              std::size_t listing_warnings) {
+  t.skipped_warnings = warnings.size() - listing_warnings;
+  t.listing_warnings = listing_warnings;
+  t.warnings.insert(t.warnings.begin(), warnings.begin(), warnings.end());
+  std::vector<std::size_t> order(t.devices.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
+    const Device& a = t.devices[i];
+    const Device& b = t.devices[j];
+    if (a.host != b.host) return a.host < b.host;
+    if (a.kind != b.kind) return a.kind < b.kind;
+    return a.id < b.id;
+  });
+  std::vector<Device> sorted;
+  sorted.reserve(order.size());
+  for (std::size_t i : order) sorted.push_back(std::move(t.devices[i]));
+  t.devices = std::move(sorted);
+  return order;
 }
 
 absl::StatusOr<detail::InputListing> detail::list_inputs(const std::vector<std::string>& paths_or_globs) {

@@ -201,7 +201,7 @@ TEST_CASE("group: the kernels one framework op launched are one op, costed once"
   REQUIRE(t.ok());
   auto devices = roofline::select_devices(*t, std::nullopt);
   REQUIRE(devices.ok());
-  const roofline::OpGroups g = roofline::group_ops(*t, *devices);
+  const roofline::OpGroups g = roofline::group_ops(*t, roofline::measure(*t, std::nullopt), *devices);
   REQUIRE(g.groups.size() == 1);
   const roofline::OpGroup& op = g.groups.front();
   CHECK(op.per_kernel.size() == 2);

@@ -6,12 +6,13 @@
 #include "roofline/trace/read.hpp"
 #include "tests/test_support.hpp"
 
-TEST_CASE("group: each kernel and launching op is one op; every op event is mapped to its group") {
+TEST_CASE("group: each kernel and launching op is one op; every measured op event is in its group") {
   auto t = roofline::read_trace(roofline::testing::test_data("trace/kineto_small.json").string());
   REQUIRE(t.ok());
   auto devices = roofline::select_devices(*t, std::nullopt);
   REQUIRE(devices.ok());
-  const roofline::OpGroups g = roofline::group_ops(*t, *devices);
+  const roofline::MeasuredTrace m = roofline::measure(*t, std::nullopt);
+  const roofline::OpGroups g = roofline::group_ops(*t, m, *devices);
   // The fixture's GPU runs a GEMM, an element-wise kernel, an NCCL all-reduce and a memcpy.
   REQUIRE(g.groups.size() == 4);
   std::int64_t events = 0;
@@ -22,7 +23,9 @@ TEST_CASE("group: each kernel and launching op is one op; every op event is mapp
     events += op.count();
   }
   std::int64_t mapped = 0;
-  for (std::int32_t i : g.event_group[devices->front()]) mapped += i >= 0;
+  const roofline::MeasuredDevice& gpu = m.devices[devices->front()];
+  REQUIRE(g.occurrence_group[devices->front()].size() == gpu.ops.size());
+  for (const roofline::OpOccurrences& o : gpu.ops) mapped += o.count;
   CHECK(mapped == events);
   // The GEMM's module is its launching aten op.
   bool mm = false;
@@ -32,7 +35,7 @@ TEST_CASE("group: each kernel and launching op is one op; every op event is mapp
 
 TEST_CASE("group: a median of one sample, of an even count, and the mean run of a multi-kernel op") {
   roofline::OpGroup g;
-  g.samples_ps = {4, 1, 3, 2};
+  g.self_runs = {{1, 1}, {2, 1}, {3, 1}, {4, 1}};
   g.self_ps = 10;
   g.per_kernel = {{0, 4}};
   CHECK(g.count() == 4);

@@ -1,5 +1,5 @@
-// The second step of the match: the op events of the selected devices,
-// grouped into ops. An XLA op is one (HLO module, program id, instruction);
+// The second step of the match: the op events of the selected devices (as
+// their measurement holds them, roofline/match/measured.hpp) grouped into ops. An XLA op is one (HLO module, program id, instruction);
 // a PyTorch op is one launching op and its Input Dims, with all the kernels
 // it launched (cuBLAS split-K: GEMM and reduction; cuDNN: transpose and
 // convolution), so one framework op is costed once and the same op on two
@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "roofline/match/measured.hpp"
+#include "roofline/trace/stats_partial.hpp"
 #include "roofline/trace/trace.hpp"
 
 namespace roofline {
@@ -24,7 +26,7 @@ struct OpGroup {
   std::map<std::uint32_t, std::int64_t> per_kernel = {};     // OpInfo -> occurrences
   std::map<std::uint32_t, std::int64_t> per_kernel_ps = {};  // OpInfo -> self time
   std::int64_t self_ps = 0;
-  std::vector<std::int64_t> samples_ps = {};  // self time of each event (per kernel, not per op run)
+  std::vector<DurationRun> self_runs = {};  // self time of each event, as ascending runs (per kernel, not per op run)
   bool xla = false;                      // an XLA op (it names a module or a program)
 
   // Occurrences: those of `op` with several kernels (the kernel with the
@@ -37,14 +39,16 @@ struct OpGroup {
 
 struct OpGroups {
   std::vector<OpGroup> groups;  // in order of first occurrence
-  // event_group[device][event]: index into `groups` of an op event of a
-  // selected device, -1 for other events and devices.
-  std::vector<std::vector<std::int32_t>> event_group;
+  // occurrence_group[device][i]: index into `groups` of the selected
+  // device's MeasuredDevice::ops[i]; empty for other devices.
+  std::vector<std::vector<std::uint32_t>> occurrence_group;
 };
 
 bool is_xla_op(const OpInfo& op);
 
-OpGroups group_ops(const Trace& trace, std::span<const std::size_t> devices);
+// `devices`: indices into Trace::devices (select_devices), in the order
+// their ops are met.
+OpGroups group_ops(const Trace& trace, const MeasuredTrace& measured, std::span<const std::size_t> devices);
 
 // The module a PyTorch kernel's group is listed under: its launching op, or
 // "nccl:<collective>"; empty without a launching op.

@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "roofline/chip.hpp"
 #include "roofline/chip_identity.hpp"
+#include "roofline/match/measured.hpp"
 #include "roofline/trace/trace.hpp"
 
 namespace roofline {
@@ -30,6 +31,10 @@ const Chip* reported_chip(const Device& device);
 // whose id is `device_id`. Fails (NotFound) when that device has no op
 // events, (InvalidArgument) when no device has any.
 absl::StatusOr<std::vector<std::size_t>> select_devices(const Trace& trace, std::optional<int> device_id);
+// The same from a measurement of the trace (MeasuredDevice::op_events),
+// for a trace read without its events (read_measured).
+absl::StatusOr<std::vector<std::size_t>> select_devices(const Trace& trace, const MeasuredTrace& measured,
+                                                        std::optional<int> device_id);
 
 // How the match stage's errors, notes and Report::chip_source name the
 // options of ReportOptions (roofline/match/match.hpp). A front end that

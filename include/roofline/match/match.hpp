@@ -3,7 +3,9 @@
 // each have their own header:
 //
 //   1. identify  (match/identify.hpp)    the devices to report on and their one chip;
-//   2. group     (match/group.hpp)       op events into ops;
+//      measure  (match/measured.hpp)    each device's op events, reduced to what
+//                                        the report needs (per file, for many files);
+//   2. group     (match/group.hpp)       the measured op events into ops;
 //   3. find      (find_cost_source)      each op's cost source (match/cost_source.hpp):
 //                                        its HLO instruction, PyTorch Input Dims, NCCL
 //                                        args or XLA's recorded figures, as an OpModel;
@@ -34,6 +36,7 @@
 #include "roofline/match/group.hpp"
 #include "roofline/match/hlo_index.hpp"
 #include "roofline/match/identify.hpp"
+#include "roofline/match/measured.hpp"
 #include "roofline/predict.hpp"
 #include "roofline/report/report.hpp"
 #include "roofline/trace/trace.hpp"
@@ -89,8 +92,10 @@ struct Match {
   std::optional<int> device_id;      // ReportOptions::device_id
   std::vector<std::size_t> devices;  // indices into Trace::devices
   std::vector<MatchedOp> ops;        // in order of first occurrence
-  // event_op[device][event]: index into `ops`, -1 for events of no op.
-  std::vector<std::vector<std::int32_t>> event_op;
+  // What was measured on the devices, and occurrence_op[device][i]: the
+  // index into `ops` of the selected device's measured.devices[..].ops[i].
+  MeasuredTrace measured;
+  std::vector<std::vector<std::uint32_t>> occurrence_op;
   HloModuleIndex modules;  // owns the embedded HLO the ops' models point into
   // The calibrations the expected times came from (ReportOptions, or the
   // chips' built-in ones).
@@ -106,15 +111,26 @@ struct Match {
 // message then ends in kSetChipAdvice).
 absl::StatusOr<Match> match(const Trace& trace, const ReportOptions& options);
 
+// The same from a measurement of the trace's devices (measure(), or
+// read_measured() of many files; roofline/match/measured.hpp) instead of
+// its events, which `trace` need not hold. `measured` must be for
+// options.device_id.
+absl::StatusOr<Match> match(const Trace& trace, MeasuredTrace measured, const ReportOptions& options);
+
 // Step 6: totals per op, module, step and run, with the notes a reader needs.
 Report aggregate(const Match& match);
 
 // aggregate(match(trace, options)).
 absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& options);
 
+// aggregate(match(trace, measured, options)).
+absl::StatusOr<Report> make_report(const Trace& trace, MeasuredTrace measured, const ReportOptions& options);
+
 // The same, with the error message, Report::chip_source and the notes in a
 // front end's words for the options (identify.hpp: OptionWords).
 absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& options, const OptionWords& words);
+absl::StatusOr<Report> make_report(const Trace& trace, MeasuredTrace measured, const ReportOptions& options,
+                                   const OptionWords& words);
 
 // Points options.calibration at `file`'s entry for the chip the report will
 // predict on (options.chip, else the chip the trace's selected devices name)
@@ -127,5 +143,8 @@ absl::StatusOr<Report> make_report(const Trace& trace, const ReportOptions& opti
 //   roofline::CalibrationFile cal = *roofline::read_calibration_file("cal.json");
 //   roofline::use_calibration_file(*trace, cal, options);
 void use_calibration_file(const Trace& trace, const CalibrationFile& file, ReportOptions& options);
+// The same for a trace measured (read_measured: without its events).
+void use_calibration_file(const Trace& trace, const MeasuredTrace& measured, const CalibrationFile& file,
+                          ReportOptions& options);
 
 }  // namespace roofline

@@ -1,0 +1,170 @@
+// The report from measurements (roofline/match/measured.hpp): from a trace's
+// events, from a measurement with the events dropped, and from many files
+// each measured as it is read (read_measured) is one report, to the bit.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "roofline/match/group.hpp"
+#include "roofline/match/match.hpp"
+#include "roofline/match/measured.hpp"
+#include "roofline/report/render.hpp"
+#include "roofline/trace/read.hpp"
+#include "tests/test_support.hpp"
+
+using namespace roofline;
+using roofline::testing::fresh_temp_dir;
+using roofline::testing::shared_real_dir;
+using roofline::testing::test_data;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string rendered(const absl::StatusOr<Report>& r) {
+  if (!r.ok()) return std::string(r.status().message());  // the same error either way
+  return render_json(*r) + render_text(*r, {.top = 1000});
+}
+
+// One read of all inputs, matched on its events (what `roofline report`
+// did before it measured files one at a time).
+std::string one_read(const std::vector<std::string>& in, std::optional<int> device_id) {
+  auto t = read_traces(in, {.host_timelines = false});
+  REQUIRE(t.ok());
+  return rendered(make_report(*t, ReportOptions{.device_id = device_id}));
+}
+
+std::string measured(const std::vector<std::string>& in, std::optional<int> device_id, unsigned jobs) {
+  auto r = read_measured(in, {.host_timelines = false, .jobs = jobs}, device_id);
+  REQUIRE(r.ok());
+  for (const Device& d : r->trace.devices) CHECK(d.events.empty());
+  return rendered(make_report(r->trace, std::move(r->measured), ReportOptions{.device_id = device_id}));
+}
+
+std::string example() { return std::string(ROOFLINE_SOURCE_DIR) + "/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb"; }
+
+}  // namespace
+
+TEST_CASE("measured: the report of many files measured one at a time is one read's, with 1 and 3 jobs") {
+  const std::string kineto = test_data("trace/kineto_small.json").string();
+  const std::vector<std::vector<std::string>> inputs = {
+      {test_data("trace/jax_cpu8.xplane.pb").string(), example()},
+      // kineto_small has host steps: its GPU is timed on them.
+      {kineto, test_data("trace/tsl_tpu_nested.json").string(), test_data("trace/jax_cpu8.xplane.pb").string()},
+      {test_data("trace/old_kineto_epoch.json").string(), test_data("trace/kineto_small.json.gz").string(),
+       test_data("trace/jax_cpu8.trace.json.gz").string()},
+      // One host name (the stem "kineto_small") on both files: read together.
+      {kineto, test_data("trace/kineto_small.json.gz").string()},
+      // The first device without steps (host jax_cpu8) is in a file without
+      // host steps, the host steps in another: read together.
+      {test_data("trace/jax_cpu8.trace.json.gz").string(), kineto},
+      {kineto},
+  };
+  for (const auto& in : inputs) {
+    INFO(in.front() << " + " << in.size() - 1 << " more");
+    for (std::optional<int> device : {std::optional<int>{}, std::optional<int>{0}}) {
+      const std::string expected = one_read(in, device);
+      CHECK(measured(in, device, 1) == expected);
+      CHECK(measured(in, device, 3) == expected);
+    }
+  }
+}
+
+TEST_CASE("measured: ranks with host steps, a pattern and a skipped file, as one read") {
+  const fs::path root = fresh_temp_dir("measured_test", "ranks");
+  for (int r = 0; r < 4; ++r)
+    fs::copy_file(test_data(r % 2 ? "trace/old_kineto_epoch.json" : "trace/kineto_small.json.gz"),
+                  root / ("rank" + std::to_string(r) + (r % 2 ? ".pt.trace.json" : ".pt.trace.json.gz")));
+  std::ofstream(root / "config.json") << R"({"batch_size": 32})";  // skipped, with a warning
+  for (const std::vector<std::string>& in :
+       {std::vector<std::string>{root.string()}, std::vector<std::string>{(root / "rank*").string()}}) {
+    const std::string expected = one_read(in, std::nullopt);
+    CHECK_THAT(expected, Catch::Contains("ProfilerStep"));
+    CHECK(measured(in, std::nullopt, 2) == expected);
+  }
+}
+
+TEST_CASE("measured: two files naming one host (the same stem in two folders) are read together") {
+  // In one read each GPU is lent the host steps of both files (its own
+  // host's): no file's measurement alone can say that. The A100 rank's GPU
+  // has no steps of its own, and its host 5 ProfilerSteps.
+  const fs::path rank = shared_real_dir() / "hta/a100-80gb_16rank_rank0.json.gz";
+  if (!fs::exists(rank)) {
+    std::printf("SKIPPED: %s is absent\n", rank.string().c_str());
+    return;
+  }
+  const fs::path root = fresh_temp_dir("measured_test", "one_host");
+  std::vector<std::string> in;
+  for (const char* folder : {"a", "b"}) {
+    fs::create_directories(root / folder);
+    fs::copy_file(rank, root / folder / "host.pt.trace.json.gz");
+    in.push_back((root / folder / "host.pt.trace.json.gz").string());
+  }
+  const std::string expected = one_read(in, std::nullopt);
+  CHECK_THAT(expected, Catch::Contains("ProfilerStep"));
+  CHECK(measured(in, std::nullopt, 2) == expected);
+}
+
+TEST_CASE("measured: real traces, alone and together, as one read") {
+  std::vector<std::string> real;
+  for (const char* p : {"hta/a100-80gb_16rank_rank0.json.gz", "hta/a100x2_resnet_ddp_nccl_data.json.gz",
+                        "xprof/v100_tf_bert_multiworker.xplane.pb", "xprof/tpu_v6e_x4_inference_2.xplane.pb",
+                        "tracelens/mi300x_jax08_attention.xplane.pb", "tracelens/mi300x_jax08_gemm.xplane.pb"})
+    if (fs::exists(shared_real_dir() / p)) real.push_back((shared_real_dir() / p).string());
+  if (real.size() < 6) {
+    std::printf("SKIPPED: the real profiles are not all in %s\n", shared_real_dir().string().c_str());
+    return;
+  }
+  for (const auto& in : std::vector<std::vector<std::string>>{
+           {real[0], real[1]}, {real[2], real[3]}, {real[4], real[5]}, real, {real[2]}}) {
+    INFO(in.front() << " + " << in.size() - 1 << " more");
+    CHECK(measured(in, std::nullopt, 2) == one_read(in, std::nullopt));
+  }
+}
+
+TEST_CASE("measured: each step's mix of ops, with overlapping steps, and the median of runs") {
+  // One device, one op line, three events of two ops; steps [0,100) and
+  // [50,300) overlap: an event starting at 60 is in both.
+  Trace t;
+  for (const char* name : {"a", "b"}) {
+    OpInfo op;
+    op.name = name;
+    op.category = "kernel";
+    t.ops.push_back(op);
+  }
+  Device d;
+  d.name = "GPU 0";
+  d.kind = DeviceKind::kGpu;
+  d.lines.push_back(Line{.id = 7, .name = "stream 7", .role = LineRole::kOps});
+  auto event = [](std::int64_t start_ps, std::int64_t self_ps, std::uint32_t op) {
+    Event e;
+    e.start_ps = start_ps;
+    e.duration_ps = e.self_ps = self_ps;
+    e.op = op;
+    return e;
+  };
+  d.events = {event(10, 5, 0), event(60, 7, 1), event(200, 9, 0)};
+  d.steps = {Step{.name = "1", .start_ps = 0, .duration_ps = 100}, Step{.name = "2", .start_ps = 50, .duration_ps = 250}};
+  t.devices.push_back(d);
+  const MeasuredTrace m = measure(t, std::nullopt);
+  const MeasuredDevice& md = m.devices[0];
+  CHECK(md.op_events);
+  REQUIRE(md.ops.size() == 2);
+  CHECK(md.ops[0].op == 0);
+  CHECK(md.ops[0].count == 2);
+  CHECK(md.ops[0].self_ps == 14);
+  REQUIRE(md.steps.size() == 2);
+  CHECK(md.steps[0].busy_ps == 5 + 7);  // a at 10, b at 60
+  CHECK(md.steps[1].busy_ps == 7 + 9);  // b at 60, a at 200
+  CHECK(md.step_mixes[md.steps[0].mix] == StepMix{{0, 1}, {1, 1}});
+  CHECK(md.step_mixes[md.steps[1].mix] == StepMix{{0, 1}, {1, 1}});
+  CHECK(md.step_mixes.size() == 1);  // the same mix, kept once
+  CHECK_FALSE(md.timeline);          // its own steps: no timeline
+  REQUIRE(md.stats);
+  CHECK(md.stats->busy_s == Approx(21e-12));
+  const OpGroups g = group_ops(t, m, std::vector<std::size_t>{0});
+  REQUIRE(g.groups.size() == 2);
+  CHECK(g.groups[0].median_s() == Approx(7e-12));  // (5 + 9) / 2
+}
