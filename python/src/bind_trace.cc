@@ -20,6 +20,7 @@
 #include "roofline/detail/cat.hpp"
 #include "roofline/hlo/reader.hpp"
 #include "roofline/match/match.hpp"
+#include "roofline/match/measured.hpp"
 #include "roofline/report/csv.hpp"
 #include "roofline/report/json.hpp"
 #include "roofline/report/render.hpp"
@@ -64,16 +65,6 @@ std::string inputs_text(const std::vector<std::string>& inputs) {
   return text;
 }
 
-Trace read(const std::vector<std::string>& inputs, const TraceReadOptions& options) {
-  absl::StatusOr<Trace> trace;
-  {
-    nb::gil_scoped_release release;
-    trace = read_traces(inputs, options);
-  }
-  const std::string* named = failed_input(inputs, trace.status());
-  return value(std::move(trace), named);
-}
-
 TraceReport make_trace_report(const nb::handle& path_arg, const Chip* chip, const Chip* target_chip,
                               const std::vector<std::string>& hlo, const nb::object& calibration,
                               std::optional<int> device, const TraceReadOptions& limits) {
@@ -94,13 +85,22 @@ TraceReport make_trace_report(const nb::handle& path_arg, const Chip* chip, cons
 
   TraceReadOptions read_options = limits;
   read_options.host_timelines = false;  // the report reads none (as the CLI's)
-  const Trace trace = read(inputs, read_options);
+  // Each file measured and its events dropped as it is read, as the CLI's
+  // report (roofline/match/measured.hpp).
+  absl::StatusOr<MeasuredRead> read;
+  {
+    nb::gil_scoped_release release;
+    read = read_measured(inputs, read_options, device);
+  }
+  const std::string* named = failed_input(inputs, read.status());
+  MeasuredRead measured = value(std::move(read), named);
+  const Trace& trace = measured.trace;
   TraceReport out;
   absl::StatusOr<Report> report;
   {
     nb::gil_scoped_release release;
-    if (calibrated) use_calibration_file(trace, calibration_file, options);
-    report = make_report(trace, options, kPythonWords);
+    if (calibrated) use_calibration_file(trace, measured.measured, calibration_file, options);
+    report = make_report(trace, std::move(measured.measured), options, kPythonWords);
     for (TraceFormat f : trace.formats) out.formats.emplace_back(trace_format_name(f));
     for (const CallInfo& call : trace.calls) {
       if (call.launcher.empty()) continue;
