@@ -189,13 +189,7 @@ StepMix mix_in(const std::vector<TimedOccurrence>& timeline, const Step& st, std
     kinds.push_back(it->occurrences);
     busy_ps += it->self_ps;
   }
-  std::sort(kinds.begin(), kinds.end());
-  StepMix mix;
-  for (std::uint32_t k : kinds) {
-    if (!mix.empty() && mix.back().first == k) ++mix.back().second;
-    else mix.emplace_back(k, 1);
-  }
-  return mix;
+  return step_mix(std::move(kinds));
 }
 
 // Steps: the device's own step markers, else the host's ProfilerStep ranges

@@ -68,15 +68,8 @@ void add_steps(const Trace& t, const Device& d, const std::vector<std::uint32_t>
   }
   std::map<StepMix, std::uint32_t> known;
   for (std::size_t s = 0; s < n; ++s) {
-    std::vector<std::uint32_t>& ks = in_step[s];
-    std::sort(ks.begin(), ks.end());
-    StepMix mix;
-    for (std::uint32_t k : ks) {
-      if (!mix.empty() && mix.back().first == k) ++mix.back().second;
-      else mix.emplace_back(k, 1);
-    }
-    ks = {};
-    auto [it, fresh] = known.try_emplace(std::move(mix), static_cast<std::uint32_t>(out.step_mixes.size()));
+    auto [it, fresh] = known.try_emplace(step_mix(std::exchange(in_step[s], {})),
+                                         static_cast<std::uint32_t>(out.step_mixes.size()));
     if (fresh) out.step_mixes.push_back(it->first);
     out.steps.push_back({.busy_ps = busy[s], .mix = it->second});
   }
@@ -94,6 +87,16 @@ std::vector<TimedOccurrence> timeline(const Trace& t, const Device& d, const std
 }
 
 }  // namespace
+
+StepMix step_mix(std::vector<std::uint32_t> occurrences) {
+  std::sort(occurrences.begin(), occurrences.end());
+  StepMix mix;
+  for (std::uint32_t k : occurrences) {
+    if (!mix.empty() && mix.back().first == k) ++mix.back().second;
+    else mix.emplace_back(k, 1);
+  }
+  return mix;
+}
 
 MeasuredTrace measure(const Trace& trace, std::optional<int> device_id) {
   MeasuredTrace out{.device_id = device_id};

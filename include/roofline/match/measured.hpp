@@ -49,6 +49,10 @@ struct OpOccurrences {
 // one step: (index into MeasuredDevice::ops, occurrences), by index.
 using StepMix = std::vector<std::pair<std::uint32_t, std::int64_t>>;
 
+// The mix of the occurrences listed (indices into MeasuredDevice::ops, in
+// any order, one per event).
+StepMix step_mix(std::vector<std::uint32_t> occurrences);
+
 // One of the device's own steps (Device::steps, in their order).
 struct MeasuredStep {
   std::int64_t busy_ps = 0;  // self time of the grouped events that start inside it
