@@ -173,6 +173,8 @@ struct PartRemap {
   std::vector<std::uint32_t> ops, calls;
 };
 std::string host_of_part(const std::vector<InputFile>& files, std::size_t i);
+// The order one read lists devices in: order[new index] = old index.
+std::vector<std::size_t> listing_order(const std::vector<Device>& devices);
 PartRemap merge_part(TraceBuilder& b, Trace part, const std::string& host_fallback);
 std::vector<std::size_t> finish_merge(Trace& t, std::vector<std::string> warnings, std::size_t listing_warnings);
 

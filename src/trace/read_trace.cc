@@ -350,20 +350,25 @@ detail::PartRemap detail::merge_part(TraceBuilder& b, Trace part, const std::str
   return remap;
 }
 
+std::vector<std::size_t> detail::listing_order(const std::vector<Device>& devices) {
+  std::vector<std::size_t> order(devices.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
+    const Device& a = devices[i];
+    const Device& b = devices[j];
+    if (a.host != b.host) return a.host < b.host;
+    if (a.kind != b.kind) return a.kind < b.kind;
+    return a.id < b.id;
+  });
+  return order;
+}
+
 std::vector<std::size_t> detail::finish_merge(Trace& t, std::vector<std::string> warnings,
                                               std::size_t listing_warnings) {
   t.skipped_warnings = warnings.size() - listing_warnings;
   t.listing_warnings = listing_warnings;
   t.warnings.insert(t.warnings.begin(), warnings.begin(), warnings.end());
-  std::vector<std::size_t> order(t.devices.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
-    const Device& a = t.devices[i];
-    const Device& b = t.devices[j];
-    if (a.host != b.host) return a.host < b.host;
-    if (a.kind != b.kind) return a.kind < b.kind;
-    return a.id < b.id;
-  });
+  const std::vector<std::size_t> order = listing_order(t.devices);
   std::vector<Device> sorted;
   sorted.reserve(order.size());
   for (std::size_t i : order) sorted.push_back(std::move(t.devices[i]));

@@ -18,6 +18,7 @@
 #include "roofline/detail/cat.hpp"
 #include "roofline/detail/status_macros.hpp"
 #include "src/trace/op_stats_parts.hpp"
+#include "src/trace/read_inputs.hpp"
 
 namespace roofline {
 namespace {
@@ -29,15 +30,7 @@ using nlohmann::json;
 // renumbers the statistics that point into them, keeping device_stats in
 // device order as one pass lists them.
 void sort_devices(StatsPartial& p) {
-  std::vector<std::size_t> order(p.devices.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const Device& x = p.devices[a];
-    const Device& y = p.devices[b];
-    if (x.host != y.host) return x.host < y.host;
-    if (x.kind != y.kind) return x.kind < y.kind;
-    return x.id < y.id;
-  });
+  const std::vector<std::size_t> order = detail::listing_order(p.devices);
   std::vector<std::size_t> new_index(order.size());
   std::vector<Device> devices;
   devices.reserve(order.size());
