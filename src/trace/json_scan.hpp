@@ -94,10 +94,20 @@ class JsonScanner {
   }
 
   R expect(const char*& p, char c, const char* context) {
+    if (*p == c) [[likely]] {
+      ++p;
+      return R::kOk;
+    }
     ROOFLINE_JSON_TRY(ws(p));
-    if (*p != c) return fail(p, cat("expected '", c, "' ", context, ", got ", describe(p)));
+    if (*p != c) [[unlikely]] return fail_expected(p, c, context);
     ++p;
     return R::kOk;
+  }
+
+  // fail() with "<what>, got <describe(at)>", out of line so that the
+  // scanners' hot paths stay small.
+  [[gnu::cold, gnu::noinline]] R fail_got(const char* at, std::string_view what) {
+    return fail(at, cat(what, ", got ", describe(at)));
   }
 
   std::string describe(const char* p) {
@@ -207,7 +217,7 @@ class JsonScanner {
     const char* c = p;
     while ((*c >= '0' && *c <= '9') || *c == '-' || *c == '+' || *c == '.' || *c == 'e' || *c == 'E') ++c;
     if (*c == '\0' && c >= w_.end) return R::kMore;
-    if (c == s) return fail(p, cat("expected a number, got ", describe(p)));
+    if (c == s) [[unlikely]] return fail_got(p, "expected a number");
     tok = std::string_view(s, static_cast<std::size_t>(c - s));
     p = c;
     return R::kOk;
@@ -239,7 +249,7 @@ class JsonScanner {
         for (;;) {
           if (object) {
             ROOFLINE_JSON_TRY(ws(p));
-            if (*p != '"') return fail(p, cat("expected a key, got ", describe(p)));
+            if (*p != '"') [[unlikely]] return fail_got(p, "expected a key");
             ROOFLINE_JSON_TRY(skip_string(p));
             ROOFLINE_JSON_TRY(expect(p, ':', "after a key"));
           }
@@ -298,6 +308,10 @@ class JsonScanner {
       out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
       out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
     }
+  }
+
+  [[gnu::cold, gnu::noinline]] R fail_expected(const char* p, char c, const char* context) {
+    return fail(p, cat("expected '", c, "' ", context, ", got ", describe(p)));
   }
 
   JsonWindow& w_;

@@ -24,8 +24,10 @@ inline constexpr std::size_t kJsonWindowPadding = 64;
 
 class JsonWindow {
  public:
-  // The window holds two chunks of 1 MiB, or less when the whole input is
-  // known to be smaller.
+  // The window holds two chunks of 128 KiB (more when one unit needs it),
+  // or less when the whole input is known to be smaller: small enough that
+  // what read() copies in is still in L2 when it is scanned (2 MiB windows
+  // were some 5% slower end to end on a Kineto trace).
   JsonWindow(ByteStream& in, std::uint64_t max_unit_bytes)
       : in_(in), max_unit_(max_unit_bytes), cap_(initial_capacity(in)), buf_(allocate(cap_)) {
     p = end = buf_.get();
@@ -90,7 +92,7 @@ class JsonWindow {
   }
 
   static std::size_t initial_capacity(const ByteStream& in) {
-    constexpr std::size_t kDefault = std::size_t{2} << 20;
+    constexpr std::size_t kDefault = std::size_t{256} << 10;
     const std::uint64_t hint = in.size_hint();
     if (hint == 0 || hint >= kDefault) return kDefault;
     return std::max<std::size_t>(static_cast<std::size_t>(hint) + 64, 256);
