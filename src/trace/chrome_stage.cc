@@ -107,7 +107,8 @@ void ChromeStager::complete(const EventFields& f, const TimedEvent& t, std::uint
     stage_cpu_op(f, t, line, e);
   } else if (t.category == "cuda_runtime" || t.category == "cuda_driver") {
     if (e.correlation != 0)
-      staging_.launches.launch_by_correlation[e.correlation] = {line, static_cast<std::uint32_t>(l.events.size())};
+      staging_.launches.launches_by_correlation.push_back(
+          {.id = e.correlation, .ref = {line, static_cast<std::uint32_t>(l.events.size())}});
   }
   // Old Kineto records ProfilerStep#N as an operator, newer as an annotation.
   if ((t.category == "user_annotation" || t.category == "cpu_op") && f.name.starts_with("ProfilerStep#"))
@@ -126,7 +127,8 @@ void ChromeStager::stage_cpu_op(const EventFields& f, const TimedEvent& t, std::
   const std::uint32_t call = call_for(f, CallOf::kCpuOp);
   std::vector<CpuOpSpan>& spans = staging_.lines[line].cpu_ops;
   if (e.external_id != 0)
-    staging_.launches.cpu_op_by_external[e.external_id] = {line, static_cast<std::uint32_t>(spans.size())};
+    staging_.launches.cpu_ops_by_external.push_back(
+        {.id = e.external_id, .ref = {line, static_cast<std::uint32_t>(spans.size())}});
   spans.push_back({.start_ps = t.start_ps,
                    .end_ps = t.start_ps + t.duration_ps,
                    .external_id = e.external_id,

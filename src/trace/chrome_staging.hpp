@@ -119,11 +119,20 @@ struct ProcessMeta {
   std::string labels;
 };
 
-// Kineto's two ways from GPU work to its launch, filled while streaming and
-// freed once linked.
+// Kineto's two ways from GPU work to its launch: every cpu_op with an
+// External id and every runtime / driver call with a correlation id, in
+// arrival order (the later one wins where an id repeats). Listed, not
+// indexed, while streaming: most are never asked for, and a hash map of all
+// of them (random writes into tables larger than the cache) cost more than
+// the rest of staging them; kineto_link indexes the ones GPU work names.
+// Freed once linked.
+struct IdRef {
+  std::uint64_t id = 0;
+  StagedRef ref;
+};
 struct KinetoLaunches {
-  absl::flat_hash_map<std::uint64_t, StagedRef> cpu_op_by_external;
-  absl::flat_hash_map<std::uint64_t, StagedRef> launch_by_correlation;
+  std::vector<IdRef> cpu_ops_by_external;
+  std::vector<IdRef> launches_by_correlation;
 };
 
 struct ChromeStaging {

@@ -88,8 +88,12 @@ class JsonScanner {
   static bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
   [[gnu::always_inline]] R ws(const char*& p) {
-    while (is_ws(*p)) ++p;
-    if (*p == '\0') return at_nul(p);
+    // A local cursor: stepping `p` itself stores it at every byte (a char
+    // read may alias it).
+    const char* c = p;
+    while (is_ws(*c)) ++c;
+    p = c;
+    if (*c == '\0') [[unlikely]] return at_nul(c);
     return R::kOk;
   }
 
