@@ -270,7 +270,7 @@ class Assembler {
       else if (format_ == TraceFormat::kKinetoJson) e.call = s.own_call;  // the launcher's, from kineto_link
       d.events.push_back(e);
     }
-    std::vector<StagedEvent>().swap(l.events);
+    l.events.release();
   }
 
   ChromeStaging& s_;

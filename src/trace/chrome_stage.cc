@@ -125,7 +125,7 @@ void ChromeStager::complete(const EventFields& f, const TimedEvent& t, std::uint
 void ChromeStager::stage_cpu_op(const EventFields& f, const TimedEvent& t, std::uint32_t line,
                                 const StagedEvent& e) {
   const std::uint32_t call = call_for(f, CallOf::kCpuOp);
-  std::vector<CpuOpSpan>& spans = staging_.lines[line].cpu_ops;
+  ChunkedArray<CpuOpSpan>& spans = staging_.lines[line].cpu_ops;
   if (e.external_id != 0)
     staging_.launches.cpu_ops_by_external.push_back(
         {.id = e.external_id, .ref = {line, static_cast<std::uint32_t>(spans.size())}});

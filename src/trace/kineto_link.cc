@@ -34,7 +34,7 @@ bool outer_first(const CpuOpSpan& a, const CpuOpSpan& b, const Trace& t) {
 // walk up the enclosing ops.
 void index_cpu_ops(std::vector<StagedLine>& lines, const Trace& t) {
   for (StagedLine& l : lines) {
-    std::vector<CpuOpSpan>& v = l.cpu_ops;
+    ChunkedArray<CpuOpSpan>& v = l.cpu_ops;
     std::vector<std::uint32_t>& order = l.cpu_ops_by_start;
     order.resize(v.size());
     for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -56,7 +56,7 @@ class IdIndex {
   void want(std::uint64_t id) {
     if (id != 0) refs_.try_emplace(id, kMissing);
   }
-  void fill(const std::vector<IdRef>& listed) {
+  void fill(const ChunkedArray<IdRef>& listed) {
     for (const IdRef& r : listed)
       if (auto it = refs_.find(r.id); it != refs_.end()) it->second = r.ref;
   }
@@ -120,7 +120,7 @@ class Linker {
 
   // The innermost cpu_op on the launch's thread whose span holds the launch.
   std::uint32_t innermost_cpu_op(std::uint32_t line, const StagedEvent& launch) const {
-    const std::vector<CpuOpSpan>& v = lines_[line].cpu_ops;
+    const ChunkedArray<CpuOpSpan>& v = lines_[line].cpu_ops;
     const std::vector<std::uint32_t>& order = lines_[line].cpu_ops_by_start;
     auto after = std::upper_bound(order.begin(), order.end(), launch.start_ps,
                                   [&](std::int64_t t, std::uint32_t i) { return t < v[i].start_ps; });
@@ -172,7 +172,7 @@ void link_kineto_launches(ChromeStaging& staging, TraceBuilder& builder) {
     }
   }
   for (StagedLine& l : staging.lines) {
-    std::vector<CpuOpSpan>().swap(l.cpu_ops);
+    l.cpu_ops.release();
     std::vector<std::uint32_t>().swap(l.cpu_ops_by_start);
   }
   KinetoLaunches freed;
