@@ -54,11 +54,17 @@ void index_cpu_ops(std::vector<StagedLine>& lines, const Trace& t) {
 class IdIndex {
  public:
   void want(std::uint64_t id) {
-    if (id != 0) refs_.try_emplace(id, kMissing);
+    if (id == 0) return;
+    refs_.try_emplace(id, kMissing);
+    wanted_bits_[bit_of(id) / 64] |= std::uint64_t{1} << (bit_of(id) % 64);
   }
+  // Most listed ids are not wanted: a bit per hashed id (128 KiB, cache
+  // resident) turns most of them away before the map is probed.
   void fill(const ChunkedArray<IdRef>& listed) {
-    for (const IdRef& r : listed)
+    for (const IdRef& r : listed) {
+      if ((wanted_bits_[bit_of(r.id) / 64] >> (bit_of(r.id) % 64) & 1) == 0) continue;
       if (auto it = refs_.find(r.id); it != refs_.end()) it->second = r.ref;
+    }
   }
   const StagedRef* find(std::uint64_t id) const {
     auto it = refs_.find(id);
@@ -67,7 +73,12 @@ class IdIndex {
 
  private:
   static constexpr StagedRef kMissing{.line = ~0u, .index = ~0u};
+  static constexpr std::size_t kBits = std::size_t{1} << 20;
+  static std::size_t bit_of(std::uint64_t id) {
+    return static_cast<std::size_t>((id * 0x9E3779B97F4A7C15ull) >> 44);  // Fibonacci hashing: the top 20 bits
+  }
   absl::flat_hash_map<std::uint64_t, StagedRef> refs_;
+  std::vector<std::uint64_t> wanted_bits_ = std::vector<std::uint64_t>(kBits / 64);
 };
 
 // Lines whose events are GPU work to link (kernels, copies, annotations).
