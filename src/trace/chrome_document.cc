@@ -54,7 +54,7 @@ class DocumentReader {
         return absl::OkStatus();
       }
       EventEnd end;
-      s_.context = cat("traceEvents[", event_index_, "]");
+      s_.set_event_context(event_index_);
       ROOFLINE_RETURN_IF_ERROR(s_.unit(
           [&](const char*& p) {
             const R r = scan_event(sc_, p, fields_, end);
@@ -65,8 +65,7 @@ class DocumentReader {
               return R::kOk;
             }
             return r;
-          },
-          s_.context));
+          }));
       ROOFLINE_RETURN_IF_ERROR(sink_.event(fields_, event_index_));
       ++event_index_;
       if (end.last) return absl::OkStatus();
@@ -79,7 +78,7 @@ class DocumentReader {
     for (;;) {
       std::string key;
       bool done = false;
-      s_.context = "the top-level object";
+      s_.set_context("the top-level object");
       ROOFLINE_RETURN_IF_ERROR(s_.unit(
           [&](const char*& p) {
             ROOFLINE_JSON_TRY(sc_.ws(p));
@@ -94,12 +93,11 @@ class DocumentReader {
             ROOFLINE_JSON_TRY(sc_.expect(p, ':', "after a key"));
             key.assign(k);
             return R::kOk;
-          },
-          "the top-level object"));
+          }));
       if (done) return absl::OkStatus();
       first = false;
       ROOFLINE_RETURN_IF_ERROR(top_level_value(key));
-      s_.context = "the top-level object";
+      s_.set_context("the top-level object");
       ROOFLINE_RETURN_IF_ERROR(s_.unit(
           [&](const char*& p) {
             ROOFLINE_JSON_TRY(sc_.ws(p));
@@ -113,8 +111,7 @@ class DocumentReader {
               return R::kOk;
             }
             return sc_.fail(p, cat("expected ',' or '}' after a top-level value, got ", sc_.describe(p)));
-          },
-          "the top-level object"));
+          }));
       if (done) return absl::OkStatus();
     }
   }
@@ -127,7 +124,7 @@ class DocumentReader {
       ++w_.p;
       return events_array(Shape::kInObject);
     }
-    s_.context = cat("the top-level key \"", key, "\"");
+    s_.set_context(cat("the top-level key \"", key, "\""));
     // Small metadata values are read whole; anything else is skipped as it streams.
     if (!sink_.wants(key)) return s_.skip_value();
     std::string_view raw;
@@ -138,8 +135,7 @@ class DocumentReader {
           ROOFLINE_JSON_TRY(sc_.skip(p));
           raw = std::string_view(s, static_cast<std::size_t>(p - s));
           return R::kOk;
-        },
-        s_.context));
+        }));
     return sink_.top_level(key, raw);
   }
 

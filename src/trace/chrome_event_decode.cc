@@ -216,9 +216,7 @@ std::string EventDecoder::str_arg(const Scalar& s, std::string_view key) {
 }
 
 std::optional<CallInfo> EventDecoder::collective_args(const EventFields& f) {
-  if (!f.collective.present() && !f.in_msg.present() && !f.out_msg.present() && !f.group_size.present() &&
-      !f.pg_name.present() && !f.copy_bytes.present())
-    return std::nullopt;
+  if (!has_collective_args(f)) return std::nullopt;
   CallInfo c;
   c.copy_bytes = count_arg(f.copy_bytes, "bytes");
   c.collective = str_arg(f.collective, "Collective name");

@@ -74,6 +74,11 @@ class EventDecoder {
   std::string str_arg(const Scalar& s, std::string_view key);
   // NCCL/RCCL args of a kernel or its cpu_op; nullopt when there are none.
   std::optional<CallInfo> collective_args(const EventFields& f);
+  // Whether collective_args has any to give.
+  static bool has_collective_args(const EventFields& f) {
+    return f.collective.present() || f.in_msg.present() || f.out_msg.present() || f.group_size.present() ||
+           f.pg_name.present() || f.copy_bytes.present();
+  }
   // The op an event stands for, from its name, category and HLO args.
   OpInfo op_info(const EventFields& f, std::string_view category);
 

@@ -63,6 +63,11 @@ Scalar EventFields::*arg_field(std::string_view k) {
   }
 }
 
+// Errors naming a JSON kind, out of line (see JsonScanner::fail_got).
+[[gnu::cold, gnu::noinline]] R fail_kind(JsonScanner& sc, const char* at, std::string_view what) {
+  return sc.fail(at, cat(what, json_kind(*at)));
+}
+
 R scalar(JsonScanner& sc, const char*& p, Scalar& out) {
   ROOFLINE_JSON_TRY(sc.ws(p));
   out.at = p;
@@ -87,7 +92,7 @@ R args(JsonScanner& sc, const char*& p, EventFields& f) {
     const char* at = p;
     ROOFLINE_JSON_TRY(sc.skip(p));
     if (std::string_view(at, static_cast<std::size_t>(p - at)) == "null") return R::kOk;
-    return sc.fail(at, cat("args: expected an object, got ", json_kind(*at)));
+    return fail_kind(sc, at, "args: expected an object, got ");
   }
   ++p;
   ROOFLINE_JSON_TRY(sc.ws(p));
@@ -97,7 +102,7 @@ R args(JsonScanner& sc, const char*& p, EventFields& f) {
   }
   for (;;) {
     ROOFLINE_JSON_TRY(sc.ws(p));
-    if (*p != '"') return sc.fail(p, cat("expected a key in args, got ", sc.describe(p)));
+    if (*p != '"') [[unlikely]] return sc.fail_got(p, "expected a key in args");
     std::string_view key;
     ROOFLINE_JSON_TRY(sc.string(p, key));
     ROOFLINE_JSON_TRY(sc.expect(p, ':', "after a key"));
@@ -115,33 +120,43 @@ R args(JsonScanner& sc, const char*& p, EventFields& f) {
       ++p;
       return R::kOk;
     }
-    return sc.fail(p, cat("expected ',' or '}' in args, got ", sc.describe(p)));
+    return sc.fail_got(p, "expected ',' or '}' in args");
   }
 }
 
 // One "key": value of the event object.
 R member(JsonScanner& sc, const char*& p, EventFields& f) {
   ROOFLINE_JSON_TRY(sc.ws(p));
-  if (*p != '"') return sc.fail(p, cat("expected a key, got ", sc.describe(p)));
+  if (*p != '"') [[unlikely]] return sc.fail_got(p, "expected a key");
   std::string_view key;
   ROOFLINE_JSON_TRY(sc.string(p, key));
   ROOFLINE_JSON_TRY(sc.expect(p, ':', "after a key"));
   ROOFLINE_JSON_TRY(sc.ws(p));
   f.any = true;
-  const char* at = p;
-  std::string_view* str = is(key, "ph") ? &f.ph : is(key, "name") ? &f.name : is(key, "cat") ? &f.cat : nullptr;
-  Scalar* num = str != nullptr     ? nullptr
-                : is(key, "ts")  ? &f.ts
-                : is(key, "dur") ? &f.dur
-                : is(key, "pid") ? &f.pid
-                : is(key, "tid") ? &f.tid
-                                 : nullptr;
+  std::string_view* str = nullptr;
+  Scalar* num = nullptr;
+  switch (key.size()) {
+    case 2:
+      if (is(key, "ph")) str = &f.ph;
+      else if (is(key, "ts")) num = &f.ts;
+      break;
+    case 3:
+      if (is(key, "cat")) str = &f.cat;
+      else if (is(key, "pid")) num = &f.pid;
+      else if (is(key, "tid")) num = &f.tid;
+      else if (is(key, "dur")) num = &f.dur;
+      break;
+    case 4:
+      if (is(key, "name")) str = &f.name;
+      else if (is(key, "args")) return args(sc, p, f);
+      break;
+    default: break;
+  }
   if (str != nullptr) {
-    if (*p != '"') return sc.fail(at, cat(key, ": expected a string, got ", json_kind(*p)));
+    if (*p != '"') [[unlikely]] return sc.fail(p, cat(key, ": expected a string, got ", json_kind(*p)));
     return sc.string(p, *str);
   }
   if (num != nullptr) return scalar(sc, p, *num);
-  if (is(key, "args")) return args(sc, p, f);
   return sc.skip(p, 1);
 }
 
@@ -152,7 +167,7 @@ R scan_event(JsonScanner& sc, const char*& p, EventFields& f, EventEnd& end) {
   end.closed = false;
   ROOFLINE_JSON_TRY(sc.ws(p));
   f.at = p;
-  if (*p != '{') return sc.fail(p, cat("expected an event object, got ", json_kind(*p)));
+  if (*p != '{') [[unlikely]] return fail_kind(sc, p, "expected an event object, got ");
   ++p;
   ROOFLINE_JSON_TRY(sc.ws(p));
   if (*p != '}') {
@@ -164,7 +179,7 @@ R scan_event(JsonScanner& sc, const char*& p, EventFields& f, EventEnd& end) {
         continue;
       }
       if (*p == '}') break;
-      return sc.fail(p, cat("expected ',' or '}' in an event, got ", sc.describe(p)));
+      return sc.fail_got(p, "expected ',' or '}' in an event");
     }
   }
   ++p;  // '}'
@@ -180,7 +195,7 @@ R scan_event(JsonScanner& sc, const char*& p, EventFields& f, EventEnd& end) {
     end.last = true;
     return R::kOk;
   }
-  return sc.fail(p, cat("expected ',' or ']' after an event, got ", sc.describe(p)));
+  return sc.fail_got(p, "expected ',' or ']' after an event");
 }
 
 }  // namespace roofline::detail

@@ -34,9 +34,16 @@ class Assembler {
     rebase();
     for (const StagedLine& l : s_.lines) {
       const bool dev = line_is_device(l);
-      entities_[{l.key.pid, dev}].device = dev;
+      Entity& e = entities_[{l.key.pid, dev}];
+      e.device = dev;
+      e.staged_events += l.events.size();
     }
-    for (auto& [key, e] : entities_) describe(key.first, e);
+    // One allocation per entity: growing line by line copied and faulted in
+    // its events again for every line.
+    for (auto& [key, e] : entities_) {
+      describe(key.first, e);
+      e.d.events.reserve(e.staged_events);
+    }
     for (std::uint32_t li : lines_in_order()) add_line(s_.lines[li]);
     for (auto& [key, e] : entities_) {
       if (e.device) {
@@ -52,6 +59,7 @@ class Assembler {
  private:
   struct Entity {
     bool device = false;
+    std::size_t staged_events = 0;
     std::vector<std::pair<std::uint32_t, std::int32_t>> ordinals;  // (event index, device_ordinal)
     Device d;
   };
@@ -252,7 +260,6 @@ class Assembler {
     Device& d = ent.d;
     const std::uint32_t index = static_cast<std::uint32_t>(d.lines.size());
     d.lines.push_back(line_of(l, ent));
-    d.events.reserve(d.events.size() + l.events.size());
     const auto base = static_cast<std::uint32_t>(d.events.size());
     if (!ent.device)
       for (const auto& [i, ordinal] : l.ordinals) ent.ordinals.emplace_back(base + i, ordinal);
@@ -263,7 +270,7 @@ class Assembler {
       else if (format_ == TraceFormat::kKinetoJson) e.call = s.own_call;  // the launcher's, from kineto_link
       d.events.push_back(e);
     }
-    std::vector<StagedEvent>().swap(l.events);
+    l.events.release();
   }
 
   ChromeStaging& s_;

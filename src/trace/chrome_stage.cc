@@ -100,14 +100,15 @@ void ChromeStager::complete(const EventFields& f, const TimedEvent& t, std::uint
   StagedLine& l = staging_.lines[line];
   if (is_device_op_cat(t.category)) {
     l.device_ops = true;
-    if (auto c = decoder_.collective_args(f)) e.own_call = builder_.intern_call(std::move(*c));
+    e.own_call = call_for(f, CallOf::kDeviceOp);
   } else if (t.category == "cpu_op" && !f.name.starts_with("ProfilerStep#")) {
     // Old Kineto's ProfilerStep#N operators span whole steps; they mark
     // time, they launch nothing.
     stage_cpu_op(f, t, line, e);
   } else if (t.category == "cuda_runtime" || t.category == "cuda_driver") {
     if (e.correlation != 0)
-      staging_.launches.launch_by_correlation[e.correlation] = {line, static_cast<std::uint32_t>(l.events.size())};
+      staging_.launches.launches_by_correlation.push_back(
+          {.id = e.correlation, .ref = {line, static_cast<std::uint32_t>(l.events.size())}});
   }
   // Old Kineto records ProfilerStep#N as an operator, newer as an annotation.
   if ((t.category == "user_annotation" || t.category == "cpu_op") && f.name.starts_with("ProfilerStep#"))
@@ -123,27 +124,63 @@ void ChromeStager::complete(const EventFields& f, const TimedEvent& t, std::uint
 // collective args) and its span on the thread.
 void ChromeStager::stage_cpu_op(const EventFields& f, const TimedEvent& t, std::uint32_t line,
                                 const StagedEvent& e) {
-  CallInfo c = decoder_.collective_args(f).value_or(CallInfo{});
-  c.launcher = std::string(f.name);
-  if (f.input_dims.present()) append_compact_json(c.input_dims, f.input_dims.text);
-  if (f.input_types.present()) append_compact_json(c.input_types, f.input_types.text);
-  if (f.concrete_inputs.present()) append_compact_json(c.concrete_inputs, f.concrete_inputs.text);
-  std::vector<CpuOpSpan>& spans = staging_.lines[line].cpu_ops;
+  const std::uint32_t call = call_for(f, CallOf::kCpuOp);
+  ChunkedArray<CpuOpSpan>& spans = staging_.lines[line].cpu_ops;
   if (e.external_id != 0)
-    staging_.launches.cpu_op_by_external[e.external_id] = {line, static_cast<std::uint32_t>(spans.size())};
+    staging_.launches.cpu_ops_by_external.push_back(
+        {.id = e.external_id, .ref = {line, static_cast<std::uint32_t>(spans.size())}});
   spans.push_back({.start_ps = t.start_ps,
                    .end_ps = t.start_ps + t.duration_ps,
                    .external_id = e.external_id,
-                   .call = builder_.intern_call(std::move(c))});
+                   .call = call});
+}
+
+std::uint32_t ChromeStager::call_for(const EventFields& f, CallOf of) {
+  const bool collective = EventDecoder::has_collective_args(f);
+  if (of == CallOf::kDeviceOp && !collective) return kNoCall;
+  const bool cpu_op = of == CallOf::kCpuOp;
+  // The fields the call is made of, in CallInfo's order; those it ignores
+  // are left out of the key.
+  const Scalar none;
+  const Scalar* parts[kCallKeyParts] = {&none,
+                                        cpu_op ? &f.input_dims : &none,
+                                        cpu_op ? &f.input_types : &none,
+                                        cpu_op ? &f.concrete_inputs : &none,
+                                        collective ? &f.collective : &none,
+                                        collective ? &f.in_msg : &none,
+                                        collective ? &f.out_msg : &none,
+                                        collective ? &f.group_size : &none,
+                                        collective ? &f.dtype : &none,
+                                        collective ? &f.pg_name : &none,
+                                        collective ? &f.copy_bytes : &none};
+  FieldsKeyView<kCallKeyParts> key;
+  key.kinds = cpu_op ? 1u << 31 : 0u;
+  for (std::size_t i = 0; i < kCallKeyParts; ++i) {
+    key.parts[i] = parts[i]->text;
+    key.kinds |= static_cast<std::uint32_t>(parts[i]->kind) << (2 * i);
+  }
+  if (cpu_op) key.parts[0] = f.name;
+  if (auto it = call_cache_.find(key); it != call_cache_.end()) return it->second;
+  // The first event with these fields: converted (and warned about) once.
+  CallInfo c = decoder_.collective_args(f).value_or(CallInfo{});
+  if (cpu_op) {
+    c.launcher = std::string(f.name);
+    if (f.input_dims.present()) append_compact_json(c.input_dims, f.input_dims.text);
+    if (f.input_types.present()) append_compact_json(c.input_types, f.input_types.text);
+    if (f.concrete_inputs.present()) append_compact_json(c.concrete_inputs, f.concrete_inputs.text);
+  }
+  const std::uint32_t id = builder_.intern_call(std::move(c));
+  call_cache_.emplace(FieldsKey<kCallKeyParts>(key), id);
+  return id;
 }
 
 std::uint32_t ChromeStager::op_for(const EventFields& f, std::string_view category) {
   auto text = [](const Scalar& s) { return s.kind == Scalar::kAbsent ? std::string_view() : s.text; };
-  const OpKeyView key{{category, f.name, text(f.hlo_module), text(f.hlo_op), text(f.program_id),
-                       text(f.hlo_category), text(f.long_name), text(f.step_name)}};
+  const FieldsKeyView<kOpKeyParts> key{{category, f.name, text(f.hlo_module), text(f.hlo_op), text(f.program_id),
+                                        text(f.hlo_category), text(f.long_name), text(f.step_name)}};
   if (auto it = op_cache_.find(key); it != op_cache_.end()) return it->second;
   const std::uint32_t id = builder_.intern_op(decoder_.op_info(f, category));
-  op_cache_.emplace(OpKey(key), id);
+  op_cache_.emplace(FieldsKey<kOpKeyParts>(key), id);
   return id;
 }
 

@@ -21,36 +21,47 @@
 
 namespace roofline::detail {
 
-// What identifies an op in a JSON event: category, name and the args that
-// name its HLO op. Looked up part by part, so the hot path copies nothing.
-inline constexpr std::size_t kOpKeyParts = 8;
-struct OpKeyView {
-  std::array<std::string_view, kOpKeyParts> parts;
+// What identifies an op or a call in a JSON event, as the event's own
+// fields (each with its JSON kind, 2 bits a part in `kinds`), so that the hot
+// path looks a repeated one up without copying or converting anything: an op
+// by category, name and the args that name its HLO op; a call by a cpu_op's
+// name, Input Dims, types and concrete inputs and the collective args.
+template <std::size_t N>
+struct FieldsKeyView {
+  std::array<std::string_view, N> parts;
+  std::uint32_t kinds = 0;
 };
-struct OpKey {
-  std::array<std::string, kOpKeyParts> parts;
-  explicit OpKey(const OpKeyView& v) {
-    for (std::size_t i = 0; i < kOpKeyParts; ++i) parts[i] = std::string(v.parts[i]);
+template <std::size_t N>
+struct FieldsKey {
+  std::array<std::string, N> parts;
+  std::uint32_t kinds = 0;
+  explicit FieldsKey(const FieldsKeyView<N>& v) : kinds(v.kinds) {
+    for (std::size_t i = 0; i < N; ++i) parts[i] = std::string(v.parts[i]);
   }
 };
-struct OpKeyHash {
+struct FieldsKeyHash {
   using is_transparent = void;
   template <class K>
   std::size_t operator()(const K& k) const {
-    std::size_t h = 0;
+    std::size_t h = k.kinds;
     for (const auto& p : k.parts) h = absl::HashOf(h, absl::string_view(p.data(), p.size()));
     return h;
   }
 };
-struct OpKeyEq {
+struct FieldsKeyEq {
   using is_transparent = void;
   template <class A, class B>
   bool operator()(const A& a, const B& b) const {
-    for (std::size_t i = 0; i < kOpKeyParts; ++i)
+    if (a.kinds != b.kinds) return false;
+    for (std::size_t i = 0; i < a.parts.size(); ++i)
       if (std::string_view(a.parts[i]) != std::string_view(b.parts[i])) return false;
     return true;
   }
 };
+inline constexpr std::size_t kOpKeyParts = 8;
+inline constexpr std::size_t kCallKeyParts = 11;
+template <std::size_t N>
+using FieldsKeyMap = absl::flat_hash_map<FieldsKey<N>, std::uint32_t, FieldsKeyHash, FieldsKeyEq>;
 
 class ChromeStager : public ChromeDocumentSink {
  public:
@@ -67,12 +78,17 @@ class ChromeStager : public ChromeDocumentSink {
   void complete(const EventFields& f, const TimedEvent& t, std::uint32_t line, std::uint32_t op);
   void stage_cpu_op(const EventFields& f, const TimedEvent& t, std::uint32_t line, const StagedEvent& e);
   std::uint32_t op_for(const EventFields& f, std::string_view category);
+  // The interned call of a device op's collective args (kNoCall when it
+  // has none) or of a cpu_op.
+  enum class CallOf : std::uint8_t { kDeviceOp, kCpuOp };
+  std::uint32_t call_for(const EventFields& f, CallOf of);
 
   const std::string& origin_;
   EventDecoder& decoder_;
   ChromeStaging& staging_;
   TraceBuilder& builder_;
-  absl::flat_hash_map<OpKey, std::uint32_t, OpKeyHash, OpKeyEq> op_cache_;
+  FieldsKeyMap<kOpKeyParts> op_cache_;
+  FieldsKeyMap<kCallKeyParts> call_cache_;
 };
 
 }  // namespace roofline::detail

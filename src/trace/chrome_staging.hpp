@@ -7,13 +7,17 @@
 // Plain data, shared by those steps. Internal.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -23,6 +27,74 @@
 #include "roofline/trace/trace.hpp"
 
 namespace roofline::detail {
+
+// An append-only array in chunks of 64, 128, 256... elements, indexed and
+// iterated like a vector. Appending never moves what is there: a doubling
+// std::vector copied each staged event and faulted its memory in about twice
+// (a fifth of a Kineto read's time went to page faults). Plain data only.
+template <class T>
+class ChunkedArray {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+
+ public:
+  ChunkedArray() = default;
+  ChunkedArray(ChunkedArray&&) noexcept = default;
+  ChunkedArray& operator=(ChunkedArray&&) noexcept = default;
+  ~ChunkedArray() = default;
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T& operator[](std::size_t i) { return chunks_[chunk_of(i)].get()[offset_in(i)]; }
+  const T& operator[](std::size_t i) const { return chunks_[chunk_of(i)].get()[offset_in(i)]; }
+
+  void push_back(const T& v) {
+    const std::size_t c = chunk_of(size_);
+    if (c == chunks_.size())
+      // Raw storage: memory a chunk has not reached yet is never touched.
+      chunks_.emplace_back(static_cast<T*>(::operator new(sizeof(T) * (kFirst << c))));
+    new (chunks_[c].get() + offset_in(size_)) T(v);
+    ++size_;
+  }
+  // Frees everything.
+  void release() {
+    decltype(chunks_)().swap(chunks_);
+    size_ = 0;
+  }
+
+  template <class Owner, class Elem>
+  class Iterator {
+   public:
+    Iterator(Owner* a, std::size_t i) : a_(a), i_(i) {}
+    Elem& operator*() const { return (*a_)[i_]; }
+    Iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const Iterator& o) const { return i_ == o.i_; }
+
+   private:
+    Owner* a_;
+    std::size_t i_;
+  };
+  Iterator<ChunkedArray, T> begin() { return {this, 0}; }
+  Iterator<ChunkedArray, T> end() { return {this, size_}; }
+  Iterator<const ChunkedArray, const T> begin() const { return {this, 0}; }
+  Iterator<const ChunkedArray, const T> end() const { return {this, size_}; }
+
+ private:
+  static constexpr unsigned kFirstShift = 6;
+  static constexpr std::size_t kFirst = std::size_t{1} << kFirstShift;
+  // Chunk c holds elements [kFirst * (2^c - 1), kFirst * (2^(c+1) - 1)).
+  static std::size_t chunk_of(std::size_t i) {
+    return static_cast<std::size_t>(std::bit_width((i >> kFirstShift) + 1)) - 1;
+  }
+  static std::size_t offset_in(std::size_t i) { return i - ((std::size_t{1} << chunk_of(i)) - 1) * kFirst; }
+  struct Free {
+    void operator()(T* p) const { ::operator delete(p); }
+  };
+  std::vector<std::unique_ptr<T, Free>> chunks_;
+  std::size_t size_ = 0;
+};
 
 // A pid or tid: an integer, or a string (old Kineto, "Spans") by its index
 // in IdStrings.
@@ -103,14 +175,14 @@ struct StagedRef {
 struct StagedLine {
   LineKey key;
   bool device_ops = false;  // saw kernel / gpu_memcpy / gpu_memset
-  std::vector<StagedEvent> events;
+  ChunkedArray<StagedEvent> events;
   // (index into events, device_ordinal) of the XLA:CPU thunks that name
   // their virtual device, in event order (TraceBuilder::set_device_ordinals).
   std::vector<std::pair<std::uint32_t, std::int32_t>> ordinals;
   std::vector<OpenBegin> open;
   // Kineto host threads: their cpu_ops in arrival order, and their indices
   // by start (longest first), to find the one enclosing a launch.
-  std::vector<CpuOpSpan> cpu_ops;
+  ChunkedArray<CpuOpSpan> cpu_ops;
   std::vector<std::uint32_t> cpu_ops_by_start;
 };
 
@@ -119,11 +191,20 @@ struct ProcessMeta {
   std::string labels;
 };
 
-// Kineto's two ways from GPU work to its launch, filled while streaming and
-// freed once linked.
+// Kineto's two ways from GPU work to its launch: every cpu_op with an
+// External id and every runtime / driver call with a correlation id, in
+// arrival order (the later one wins where an id repeats). Listed, not
+// indexed, while streaming: most are never asked for, and a hash map of all
+// of them (random writes into tables larger than the cache) cost more than
+// the rest of staging them; kineto_link indexes the ones GPU work names.
+// Freed once linked.
+struct IdRef {
+  std::uint64_t id = 0;
+  StagedRef ref;
+};
 struct KinetoLaunches {
-  absl::flat_hash_map<std::uint64_t, StagedRef> cpu_op_by_external;
-  absl::flat_hash_map<std::uint64_t, StagedRef> launch_by_correlation;
+  ChunkedArray<IdRef> cpu_ops_by_external;
+  ChunkedArray<IdRef> launches_by_correlation;
 };
 
 struct ChromeStaging {

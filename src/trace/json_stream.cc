@@ -11,11 +11,15 @@ absl::Status JsonStream::start() {
   return absl::OkStatus();
 }
 
-absl::Status JsonStream::scan_error() const {
-  return absl::DataLossError(cat(origin_, ": ", context, ": ", sc_.error, where(sc_.error_at)));
+std::string JsonStream::context() const {
+  return event_ == kNoEvent ? context_ : cat("traceEvents[", event_, "]");
 }
 
-absl::Status JsonStream::refill_or_fail(const char* keep, std::string_view truncated_in) {
+absl::Status JsonStream::scan_error() const {
+  return absl::DataLossError(cat(origin_, ": ", context(), ": ", sc_.error, where(sc_.error_at)));
+}
+
+absl::Status JsonStream::refill_or_fail(const char* keep) {
   auto grew = w_.refill(keep);
   if (!grew.ok()) {
     // The input stream's own errors (a gzip fault, a limit) already name
@@ -25,7 +29,7 @@ absl::Status JsonStream::refill_or_fail(const char* keep, std::string_view trunc
     return absl::Status(grew.status().code(), cat(origin_, ": ", message));
   }
   if (!*grew)
-    return absl::DataLossError(cat(origin_, ": truncated JSON: the data ends inside ", truncated_in, where(w_.end)));
+    return absl::DataLossError(cat(origin_, ": truncated JSON: the data ends inside ", context(), where(w_.end)));
   return absl::OkStatus();
 }
 
@@ -98,7 +102,7 @@ absl::Status JsonStream::skip_value() {
     if (!grew.ok()) return grew.status();
     if (!*grew) {
       if (s.depth == 0 && s.started && !s.in_string) return absl::OkStatus();
-      return absl::DataLossError(cat(origin_, ": truncated JSON: the data ends inside ", context, where(w_.end)));
+      return absl::DataLossError(cat(origin_, ": truncated JSON: the data ends inside ", context(), where(w_.end)));
     }
   }
 }

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+
 namespace roofline::detail {
 namespace {
 
@@ -32,7 +34,7 @@ bool outer_first(const CpuOpSpan& a, const CpuOpSpan& b, const Trace& t) {
 // walk up the enclosing ops.
 void index_cpu_ops(std::vector<StagedLine>& lines, const Trace& t) {
   for (StagedLine& l : lines) {
-    std::vector<CpuOpSpan>& v = l.cpu_ops;
+    ChunkedArray<CpuOpSpan>& v = l.cpu_ops;
     std::vector<std::uint32_t>& order = l.cpu_ops_by_start;
     order.resize(v.size());
     for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -47,17 +49,63 @@ void index_cpu_ops(std::vector<StagedLine>& lines, const Trace& t) {
   }
 }
 
+// The refs of the ids GPU work asks for, each the last one listed (the
+// hash map of them all this replaces kept the last write).
+class IdIndex {
+ public:
+  void want(std::uint64_t id) {
+    if (id == 0) return;
+    refs_.try_emplace(id, kMissing);
+    wanted_bits_[bit_of(id) / 64] |= std::uint64_t{1} << (bit_of(id) % 64);
+  }
+  // Most listed ids are not wanted: a bit per hashed id (128 KiB, cache
+  // resident) turns most of them away before the map is probed.
+  void fill(const ChunkedArray<IdRef>& listed) {
+    for (const IdRef& r : listed) {
+      if ((wanted_bits_[bit_of(r.id) / 64] >> (bit_of(r.id) % 64) & 1) == 0) continue;
+      if (auto it = refs_.find(r.id); it != refs_.end()) it->second = r.ref;
+    }
+  }
+  const StagedRef* find(std::uint64_t id) const {
+    auto it = refs_.find(id);
+    return it == refs_.end() || it->second.line == kMissing.line ? nullptr : &it->second;
+  }
+
+ private:
+  static constexpr StagedRef kMissing{.line = ~0u, .index = ~0u};
+  static constexpr std::size_t kBits = std::size_t{1} << 20;
+  static std::size_t bit_of(std::uint64_t id) {
+    return static_cast<std::size_t>((id * 0x9E3779B97F4A7C15ull) >> 44);  // Fibonacci hashing: the top 20 bits
+  }
+  absl::flat_hash_map<std::uint64_t, StagedRef> refs_;
+  std::vector<std::uint64_t> wanted_bits_ = std::vector<std::uint64_t>(kBits / 64);
+};
+
+// Lines whose events are GPU work to link (kernels, copies, annotations).
+bool has_work(const StagedLine& l) { return l.device_ops || l.key.lane == 1; }
+
 class Linker {
  public:
-  Linker(const std::vector<StagedLine>& lines, const KinetoLaunches& launches) : lines_(lines), launches_(launches) {}
+  // Indexes the launches and cpu_ops that the work on `lines` names.
+  Linker(const std::vector<StagedLine>& lines, const KinetoLaunches& launches) : lines_(lines) {
+    for (const StagedLine& l : lines_)
+      if (has_work(l))
+        for (const StagedEvent& s : l.events) by_correlation_.want(s.correlation);
+    by_correlation_.fill(launches.launches_by_correlation);
+    for (const StagedLine& l : lines_)
+      if (has_work(l))
+        for (const StagedEvent& s : l.events) {
+          by_external_.want(s.external_id);
+          if (s.correlation == 0) continue;
+          if (const StagedRef* at = by_correlation_.find(s.correlation))
+            by_external_.want(lines_[at->line].events[at->index].external_id);
+        }
+    by_external_.fill(launches.cpu_ops_by_external);
+  }
 
   // The call of the cpu_op that launched `work`, or kNoCall.
   std::uint32_t launcher_of(const StagedEvent& work) const {
-    const StagedRef* launch_at = nullptr;
-    if (work.correlation != 0)
-      if (auto it = launches_.launch_by_correlation.find(work.correlation);
-          it != launches_.launch_by_correlation.end())
-        launch_at = &it->second;
+    const StagedRef* launch_at = work.correlation != 0 ? by_correlation_.find(work.correlation) : nullptr;
     const StagedEvent* launch = launch_at ? &lines_[launch_at->line].events[launch_at->index] : nullptr;
     std::uint32_t call = by_external(work.external_id, work, launch_at, launch);
     if (call == kNoCall && launch != nullptr && launch->external_id != work.external_id)
@@ -72,18 +120,18 @@ class Linker {
   std::uint32_t by_external(std::uint64_t ext, const StagedEvent& work, const StagedRef* launch_at,
                             const StagedEvent* launch) const {
     if (ext == 0) return kNoCall;
-    auto it = launches_.cpu_op_by_external.find(ext);
-    if (it == launches_.cpu_op_by_external.end()) return kNoCall;
-    const CpuOpSpan& op = lines_[it->second.line].cpu_ops[it->second.index];
+    const StagedRef* at = by_external_.find(ext);
+    if (at == nullptr) return kNoCall;
+    const CpuOpSpan& op = lines_[at->line].cpu_ops[at->index];
     if (launch == nullptr) return ext == work.correlation ? kNoCall : op.call;
-    const bool holds = it->second.line == launch_at->line && op.start_ps <= launch->start_ps &&
+    const bool holds = at->line == launch_at->line && op.start_ps <= launch->start_ps &&
                        launch->start_ps + launch->duration_ps <= op.end_ps;
     return holds ? op.call : kNoCall;
   }
 
   // The innermost cpu_op on the launch's thread whose span holds the launch.
   std::uint32_t innermost_cpu_op(std::uint32_t line, const StagedEvent& launch) const {
-    const std::vector<CpuOpSpan>& v = lines_[line].cpu_ops;
+    const ChunkedArray<CpuOpSpan>& v = lines_[line].cpu_ops;
     const std::vector<std::uint32_t>& order = lines_[line].cpu_ops_by_start;
     auto after = std::upper_bound(order.begin(), order.end(), launch.start_ps,
                                   [&](std::int64_t t, std::uint32_t i) { return t < v[i].start_ps; });
@@ -94,7 +142,8 @@ class Linker {
   }
 
   const std::vector<StagedLine>& lines_;
-  const KinetoLaunches& launches_;
+  IdIndex by_correlation_;
+  IdIndex by_external_;
 };
 
 // The launcher's call with the collective arguments of the work's own call.
@@ -118,7 +167,7 @@ void link_kineto_launches(ChromeStaging& staging, TraceBuilder& builder) {
   const Linker linker(staging.lines, staging.launches);
   absl::flat_hash_map<std::uint64_t, std::uint32_t> merged_calls;
   for (StagedLine& l : staging.lines) {
-    if (!l.device_ops && l.key.lane != 1) continue;
+    if (!has_work(l)) continue;
     for (StagedEvent& s : l.events) {
       const std::uint32_t launched = linker.launcher_of(s);
       if (launched == kNoCall) continue;
@@ -134,7 +183,7 @@ void link_kineto_launches(ChromeStaging& staging, TraceBuilder& builder) {
     }
   }
   for (StagedLine& l : staging.lines) {
-    std::vector<CpuOpSpan>().swap(l.cpu_ops);
+    l.cpu_ops.release();
     std::vector<std::uint32_t>().swap(l.cpu_ops_by_start);
   }
   KinetoLaunches freed;

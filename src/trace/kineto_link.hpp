@@ -8,7 +8,7 @@
 // just the correlation); otherwise the launcher is the innermost cpu_op on
 // the runtime call's thread whose span holds the call. docs/traces.md has
 // the figures per real trace. Runs once all events are staged, before any
-// staged event moves, and frees the spans and id maps it used. Internal.
+// staged event moves, and frees the spans and id lists it used. Internal.
 #pragma once
 
 #include "src/trace/chrome_staging.hpp"
