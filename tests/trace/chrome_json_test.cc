@@ -393,7 +393,7 @@ TEST_CASE("json: one event larger than the limit is refused with the limit named
 }
 
 TEST_CASE("json: events straddling the read window are parsed whole") {
-  // Many events of varying size cross the 1 MiB window boundaries.
+  // Many events of varying size cross the boundaries of the 256 KiB read window.
   std::string json = R"({"traceEvents":[)";
   const int n = 40000;
   for (int i = 0; i < n; ++i) {
@@ -403,7 +403,7 @@ TEST_CASE("json: events straddling the read window are parsed whole") {
             std::string(static_cast<std::size_t>(i % 97), 'y') + R"("}})";
   }
   json += "]}";
-  // From a file the reader takes 1 MiB at a time (in memory it would see all).
+  // From a file the reader takes 256 KiB at a time (in memory it would see all).
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("roofline_straddle_" + std::to_string(::getpid()) + ".json")).string();
   std::ofstream(path, std::ios::binary) << json;
