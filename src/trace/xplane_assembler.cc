@@ -77,6 +77,12 @@ void XPlaneAssembler::compute_time_base() {
     t.time_origin_ns = static_cast<std::int64_t>(*profile_start);
 }
 
+bool XPlaneAssembler::keeps_events(std::size_t index) const {
+  const XPlaneView& p = planes_[index];
+  const PlaneKind k = classify_plane(p.name);
+  return p.name != "/host:metadata" && (k.is_device || k.is_host);
+}
+
 absl::Status XPlaneAssembler::begin_plane(std::size_t index) {
   if (!base_computed_) compute_time_base();
   const XPlaneView& p = planes_[index];

@@ -61,6 +61,10 @@ class XPlaneAssembler {
   void add_plane(XPlaneView plane);
   void add_hostname(std::string_view host) { hostnames_.emplace_back(host); }
 
+  // Whether the events of the plane added `index`-th become a device's or a
+  // host's (the others are read and dropped).
+  bool keeps_events(std::size_t index) const;
+
   // Pass 2, planes in the order they were added.
   absl::Status begin_plane(std::size_t index);
   void begin_line(std::int64_t id, std::int64_t display_id, std::string_view name,
