@@ -200,13 +200,14 @@ void sort_events(std::vector<Event>& events) {
 // wholly inside an enclosing one; a partial overlap (rounding in exports)
 // makes siblings, never negative self time. A sync event (a stream waiting,
 // OpClass::kSync) is not work: it nests only in other sync events and never
-// takes self time from the kernel it overlaps on its stream.
-void nest(Device& d, const std::vector<OpInfo>& ops) {
-  sort_events(d.events);
+// takes self time from the kernel it overlaps on its stream. Stops, false,
+// at the first event out of event_order.
+bool nest_in_order(Device& d, const std::vector<OpInfo>& ops) {
   std::vector<std::int32_t> stacks[2];  // work, sync
   std::uint32_t line = ~0u;
   for (std::size_t i = 0; i < d.events.size(); ++i) {
     Event& e = d.events[i];
+    if (i > 0 && event_order(e, d.events[i - 1])) return false;
     e.self_ps = e.duration_ps;
     e.parent = kNoParent;
     if (e.line != line) {
@@ -227,6 +228,16 @@ void nest(Device& d, const std::vector<OpInfo>& ops) {
     }
     stack.push_back(static_cast<std::int32_t>(i));
   }
+  return true;
+}
+
+// Most devices' events come in order: they are nested in one pass over them,
+// and sorted (then nested again from the start) only when that pass meets
+// one out of order.
+void nest(Device& d, const std::vector<OpInfo>& ops) {
+  if (nest_in_order(d, ops)) return;
+  sort_events(d.events);
+  nest_in_order(d, ops);
 }
 
 struct ModuleSpan {
