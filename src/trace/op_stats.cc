@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <set>
 
 #include "absl/container/flat_hash_map.h"
 #include "src/trace/op_stats_parts.hpp"
@@ -19,7 +18,9 @@ struct Interval {
 
 // Sorted, disjoint union of `v`.
 std::vector<Interval> merge(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  // The busy segments of a device with one op line come sorted already.
+  auto by_start = [](const Interval& a, const Interval& b) { return a.start < b.start; };
+  if (!std::is_sorted(v.begin(), v.end(), by_start)) std::sort(v.begin(), v.end(), by_start);
   std::vector<Interval> out;
   for (const Interval& i : v) {
     if (i.end <= i.start) continue;
@@ -326,16 +327,29 @@ std::vector<std::int64_t> charge(const std::vector<Segment>& segs,
     edges.push_back({s.start, k, +1});
     edges.push_back({s.end, k, -1});
   }
-  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.at < b.at; });
+  // Segments of one op line are disjoint and in order, so their edges come
+  // sorted. (Edges at the same instant may come in any order: what is
+  // charged between them is zero.)
+  auto by_time = [](const Edge& a, const Edge& b) { return a.at < b.at; };
+  if (!std::is_sorted(edges.begin(), edges.end(), by_time)) std::sort(edges.begin(), edges.end(), by_time);
   std::vector<std::int64_t> out(keys, 0);
   std::vector<std::int64_t> running(keys, 0);
-  std::set<std::size_t> active;
+  // The keys running and the lowest of them (`keys` when none): keys are
+  // the few categories of a device, so a scan beats a node per edge.
+  std::vector<char> active(keys, 0);
+  std::size_t lowest = keys;
   std::int64_t prev = 0;
   for (const Edge& e : edges) {
-    if (!active.empty()) out[*active.begin()] += e.at - prev;
+    if (lowest < keys) out[lowest] += e.at - prev;
     prev = e.at;
-    if ((running[e.key] += e.delta) == 0) active.erase(e.key);
-    else active.insert(e.key);
+    if ((running[e.key] += e.delta) == 0) {
+      active[e.key] = 0;
+      if (e.key == lowest)
+        while (lowest < keys && !active[lowest]) ++lowest;
+    } else {
+      active[e.key] = 1;
+      lowest = std::min(lowest, e.key);
+    }
   }
   return out;
 }
