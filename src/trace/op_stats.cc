@@ -320,6 +320,14 @@ std::vector<std::int64_t> charge(const std::vector<Segment>& segs,
     std::size_t key;
     int delta;
   };
+  std::vector<std::int64_t> out(keys, 0);
+  // The segments of one op line are disjoint and in order: each is charged
+  // its own length, as the sweep below would.
+  if (std::adjacent_find(segs.begin(), segs.end(),
+                         [](const Segment& a, const Segment& b) { return b.start < a.end; }) == segs.end()) {
+    for (const Segment& s : segs) out[key_of.at(s.op)] += s.end - s.start;
+    return out;
+  }
   std::vector<Edge> edges;
   edges.reserve(2 * segs.size());
   for (const Segment& s : segs) {
@@ -327,12 +335,7 @@ std::vector<std::int64_t> charge(const std::vector<Segment>& segs,
     edges.push_back({s.start, k, +1});
     edges.push_back({s.end, k, -1});
   }
-  // Segments of one op line are disjoint and in order, so their edges come
-  // sorted. (Edges at the same instant may come in any order: what is
-  // charged between them is zero.)
-  auto by_time = [](const Edge& a, const Edge& b) { return a.at < b.at; };
-  if (!std::is_sorted(edges.begin(), edges.end(), by_time)) std::sort(edges.begin(), edges.end(), by_time);
-  std::vector<std::int64_t> out(keys, 0);
+  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.at < b.at; });
   std::vector<std::int64_t> running(keys, 0);
   // The keys running and the lowest of them (`keys` when none): keys are
   // the few categories of a device, so a scan beats a node per edge.
