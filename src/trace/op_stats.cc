@@ -274,12 +274,22 @@ void add_host_activity(const Trace& t, std::vector<DeviceStats>& devices,
     for (const Target& x : targets) longest = std::max(longest, x.gap.end - x.gap.start);
     for (const Device& h : t.hosts) {
       if (!host.empty() && !h.host.empty() && h.host != host) continue;
+      // Within a line segments come in order of start, so the first gap that
+      // could reach one only moves forward: found by stepping on from the
+      // last, and by a binary search when a new line starts earlier.
+      auto first = targets.begin();
+      std::int64_t last_from = std::numeric_limits<std::int64_t>::max();
       for_each_innermost(h, [](const Event&) { return true; }, [&](const Segment& seg) {
         // Gaps that start before the segment ends and end after it starts:
         // by start, from the first that could still reach it.
-        auto it = std::lower_bound(targets.begin(), targets.end(), seg.start - longest,
+        const std::int64_t from = seg.start - longest;
+        if (from < last_from)
+          first = std::lower_bound(targets.begin(), targets.end(), from,
                                    [](const Target& x, std::int64_t v) { return x.gap.start < v; });
-        for (; it != targets.end() && it->gap.start < seg.end; ++it) {
+        else
+          while (first != targets.end() && first->gap.start < from) ++first;
+        last_from = from;
+        for (auto it = first; it != targets.end() && it->gap.start < seg.end; ++it) {
           const std::int64_t a = std::max(seg.start, it->gap.start), b = std::min(seg.end, it->gap.end);
           if (b > a) (*it->by_op)[seg.op] += b - a;
         }
