@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <set>
 
 #include "absl/container/flat_hash_map.h"
 #include "src/trace/op_stats_parts.hpp"
@@ -19,7 +18,9 @@ struct Interval {
 
 // Sorted, disjoint union of `v`.
 std::vector<Interval> merge(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  // The busy segments of a device with one op line come sorted already.
+  auto by_start = [](const Interval& a, const Interval& b) { return a.start < b.start; };
+  if (!std::is_sorted(v.begin(), v.end(), by_start)) std::sort(v.begin(), v.end(), by_start);
   std::vector<Interval> out;
   for (const Interval& i : v) {
     if (i.end <= i.start) continue;
@@ -89,12 +90,41 @@ OpStat finish_op(const OpInfo& info, std::uint32_t op, bool async, const std::ve
   return s;
 }
 
+// Ascending order, as std::sort gives it; by bytes (least significant
+// first, skipping the bytes all values share) for the long vectors of a
+// pod's devices, where one op runs hundreds of thousands of times.
+void sort_self_times(std::vector<std::int64_t>& v) {
+  if (v.size() < 4096) {
+    std::sort(v.begin(), v.end());
+    return;
+  }
+  constexpr std::uint64_t kSign = std::uint64_t{1} << 63;  // signed order as unsigned
+  auto key = [](std::int64_t x) { return static_cast<std::uint64_t>(x) ^ kSign; };
+  std::uint64_t any = 0, all = ~std::uint64_t{0};
+  for (std::int64_t x : v) {
+    any |= key(x);
+    all &= key(x);
+  }
+  std::vector<std::int64_t> buf(v.size());
+  std::int64_t* from = v.data();
+  std::int64_t* to = buf.data();
+  for (int shift = 0; shift < 64; shift += 8) {
+    if ((((any ^ all) >> shift) & 0xff) == 0) continue;
+    std::size_t at[257] = {};
+    for (std::size_t i = 0; i < v.size(); ++i) ++at[((key(from[i]) >> shift) & 0xff) + 1];
+    for (int b = 0; b < 256; ++b) at[b + 1] += at[b];
+    for (std::size_t i = 0; i < v.size(); ++i) to[at[(key(from[i]) >> shift) & 0xff]++] = from[i];
+    std::swap(from, to);
+  }
+  if (from != v.data()) std::copy(from, from + v.size(), v.data());
+}
+
 }  // namespace
 
 namespace detail {
 
 std::vector<DurationRun> to_runs(std::vector<std::int64_t>& v) {
-  std::sort(v.begin(), v.end());
+  sort_self_times(v);
   std::vector<DurationRun> out;
   for (std::int64_t x : v) {
     if (!out.empty() && out.back().self_ps == x) ++out.back().count;
@@ -284,12 +314,22 @@ void add_host_activity(const Trace& t, std::vector<DeviceStats>& devices,
     for (const Target& x : targets) longest = std::max(longest, x.gap.end - x.gap.start);
     for (const Device& h : t.hosts) {
       if (!host.empty() && !h.host.empty() && h.host != host) continue;
+      // Within a line segments come in order of start, so the first gap that
+      // could reach one only moves forward: found by stepping on from the
+      // last, and by a binary search when a new line starts earlier.
+      auto first = targets.begin();
+      std::int64_t last_from = std::numeric_limits<std::int64_t>::max();
       for_each_innermost(h, [](const Event&) { return true; }, [&](const Segment& seg) {
         // Gaps that start before the segment ends and end after it starts:
         // by start, from the first that could still reach it.
-        auto it = std::lower_bound(targets.begin(), targets.end(), seg.start - longest,
+        const std::int64_t from = seg.start - longest;
+        if (from < last_from)
+          first = std::lower_bound(targets.begin(), targets.end(), from,
                                    [](const Target& x, std::int64_t v) { return x.gap.start < v; });
-        for (; it != targets.end() && it->gap.start < seg.end; ++it) {
+        else
+          while (first != targets.end() && first->gap.start < from) ++first;
+        last_from = from;
+        for (auto it = first; it != targets.end() && it->gap.start < seg.end; ++it) {
           const std::int64_t a = std::max(seg.start, it->gap.start), b = std::min(seg.end, it->gap.end);
           if (b > a) (*it->by_op)[seg.op] += b - a;
         }
@@ -330,6 +370,14 @@ std::vector<std::int64_t> charge(const std::vector<Segment>& segs,
     std::size_t key;
     int delta;
   };
+  std::vector<std::int64_t> out(keys, 0);
+  // The segments of one op line are disjoint and in order: each is charged
+  // its own length, as the sweep below would.
+  if (std::adjacent_find(segs.begin(), segs.end(),
+                         [](const Segment& a, const Segment& b) { return b.start < a.end; }) == segs.end()) {
+    for (const Segment& s : segs) out[key_of.at(s.op)] += s.end - s.start;
+    return out;
+  }
   std::vector<Edge> edges;
   edges.reserve(2 * segs.size());
   for (const Segment& s : segs) {
@@ -338,15 +386,23 @@ std::vector<std::int64_t> charge(const std::vector<Segment>& segs,
     edges.push_back({s.end, k, -1});
   }
   std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.at < b.at; });
-  std::vector<std::int64_t> out(keys, 0);
   std::vector<std::int64_t> running(keys, 0);
-  std::set<std::size_t> active;
+  // The keys running and the lowest of them (`keys` when none): keys are
+  // the few categories of a device, so a scan beats a node per edge.
+  std::vector<char> active(keys, 0);
+  std::size_t lowest = keys;
   std::int64_t prev = 0;
   for (const Edge& e : edges) {
-    if (!active.empty()) out[*active.begin()] += e.at - prev;
+    if (lowest < keys) out[lowest] += e.at - prev;
     prev = e.at;
-    if ((running[e.key] += e.delta) == 0) active.erase(e.key);
-    else active.insert(e.key);
+    if ((running[e.key] += e.delta) == 0) {
+      active[e.key] = 0;
+      if (e.key == lowest)
+        while (lowest < keys && !active[lowest]) ++lowest;
+    } else {
+      active[e.key] = 1;
+      lowest = std::min(lowest, e.key);
+    }
   }
   return out;
 }

@@ -171,18 +171,54 @@ bool event_order(const Event& a, const Event& b) {
   return a.duration_ps > b.duration_ps;
 }
 
+// Sorts events by event_order exactly as std::stable_sort would. XPlane
+// events arrive line by line, nearly sorted: TPU ops timed by the device
+// clock are a few out of place (0.7% on the real-shaped pod profile). Then
+// the events out of order are set aside, sorted and merged back: two passes
+// and a buffer of those few, where a merge sort moved every event several
+// times through a buffer of half of them. An event is set aside when it
+// sorts before the last event kept; every kept event after it sorts after
+// it, so a kept event that ties with it came before it in the input and
+// goes first in the merge. Events in any order (JSON) are merge sorted.
+void sort_events(std::vector<Event>& events) {
+  const auto first = std::is_sorted_until(events.begin(), events.end(), event_order);
+  if (first == events.end()) return;
+  std::size_t out_of_order = 0;
+  for (auto it = first, last = first - 1; it != events.end(); ++it) {
+    if (event_order(*it, *last)) ++out_of_order;
+    else last = it;
+  }
+  if (out_of_order > events.size() / 16) {
+    std::stable_sort(events.begin(), events.end(), event_order);
+    return;
+  }
+  std::vector<Event> aside;
+  aside.reserve(out_of_order);
+  std::size_t kept = static_cast<std::size_t>(first - events.begin());
+  for (std::size_t i = kept; i < events.size(); ++i) {
+    if (event_order(events[i], events[kept - 1])) aside.push_back(events[i]);
+    else events[kept++] = events[i];
+  }
+  std::stable_sort(aside.begin(), aside.end(), event_order);
+  std::size_t out = events.size(), i = kept, j = aside.size();
+  while (j > 0) {
+    if (i > 0 && event_order(aside[j - 1], events[i - 1])) events[--out] = events[--i];
+    else events[--out] = aside[--j];
+  }
+}
+
 // Parent links and self time on each line. An event is a child when it lies
 // wholly inside an enclosing one; a partial overlap (rounding in exports)
 // makes siblings, never negative self time. A sync event (a stream waiting,
 // OpClass::kSync) is not work: it nests only in other sync events and never
-// takes self time from the kernel it overlaps on its stream.
-void nest(Device& d, const std::vector<OpInfo>& ops) {
-  if (!std::is_sorted(d.events.begin(), d.events.end(), event_order))
-    std::stable_sort(d.events.begin(), d.events.end(), event_order);
+// takes self time from the kernel it overlaps on its stream. Stops, false,
+// at the first event out of event_order.
+bool nest_in_order(Device& d, const std::vector<OpInfo>& ops) {
   std::vector<std::int32_t> stacks[2];  // work, sync
   std::uint32_t line = ~0u;
   for (std::size_t i = 0; i < d.events.size(); ++i) {
     Event& e = d.events[i];
+    if (i > 0 && event_order(e, d.events[i - 1])) return false;
     e.self_ps = e.duration_ps;
     e.parent = kNoParent;
     if (e.line != line) {
@@ -203,6 +239,16 @@ void nest(Device& d, const std::vector<OpInfo>& ops) {
     }
     stack.push_back(static_cast<std::int32_t>(i));
   }
+  return true;
+}
+
+// Most devices' events come in order: they are nested in one pass over them,
+// and sorted (then nested again from the start) only when that pass meets
+// one out of order.
+void nest(Device& d, const std::vector<OpInfo>& ops) {
+  if (nest_in_order(d, ops)) return;
+  sort_events(d.events);
+  nest_in_order(d, ops);
 }
 
 struct ModuleSpan {

@@ -77,6 +77,12 @@ void XPlaneAssembler::compute_time_base() {
     t.time_origin_ns = static_cast<std::int64_t>(*profile_start);
 }
 
+bool XPlaneAssembler::keeps_events(std::size_t index) const {
+  const XPlaneView& p = planes_[index];
+  const PlaneKind k = classify_plane(p.name);
+  return p.name != "/host:metadata" && (k.is_device || k.is_host);
+}
+
 absl::Status XPlaneAssembler::begin_plane(std::size_t index) {
   if (!base_computed_) compute_time_base();
   const XPlaneView& p = planes_[index];
@@ -106,6 +112,28 @@ void XPlaneAssembler::index_metadata(const XPlaneView& p) {
         st.stat_kind_dense.resize(static_cast<std::size_t>(id) + 1, StatKind::kIgnored);
       st.stat_kind_dense[static_cast<std::size_t>(id)] = k;
     }
+  }
+  // The kinds event_stats reads.
+  auto used = [](StatKind k) {
+    switch (k) {
+      case StatKind::kHloOp:
+      case StatKind::kHloModule:
+      case StatKind::kStepName:
+      case StatKind::kProgramId:
+      case StatKind::kCorrelationId:
+      case StatKind::kDeviceOffsetPs:
+      case StatKind::kDeviceDurationPs:
+      case StatKind::kDeviceOrdinal: return true;
+      default: return false;
+    }
+  };
+  event_stat_used_dense_.assign(st.stat_kind_dense.size(), 0);
+  event_stat_used_sparse_.clear();
+  for (const auto& [id, kind] : st.stat_kind) {
+    if (!used(kind)) continue;
+    if (id >= 0 && static_cast<std::size_t>(id) < event_stat_used_dense_.size())
+      event_stat_used_dense_[static_cast<std::size_t>(id)] = 1;
+    else event_stat_used_sparse_.insert(id);
   }
   st.meta.resize(p.event_metadata.size());
   for (std::size_t i = 0; i < p.event_metadata.size(); ++i) {

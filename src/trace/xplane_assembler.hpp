@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "roofline/trace/read.hpp"
@@ -60,6 +61,10 @@ class XPlaneAssembler {
   void add_plane(XPlaneView plane);
   void add_hostname(std::string_view host) { hostnames_.emplace_back(host); }
 
+  // Whether the events of the plane added `index`-th become a device's or a
+  // host's (the others are read and dropped).
+  bool keeps_events(std::size_t index) const;
+
   // Pass 2, planes in the order they were added.
   absl::Status begin_plane(std::size_t index);
   void begin_line(std::int64_t id, std::int64_t display_id, std::string_view name,
@@ -68,6 +73,14 @@ class XPlaneAssembler {
   absl::Status add_event(std::int64_t metadata_id, std::int64_t offset_ps, std::int64_t duration_ps,
                          const std::vector<XStatView>& stats, std::uint64_t at);
   void end_plane();
+  // Whether an event stat with this stat metadata id (of the current plane)
+  // can change what add_event makes of the event; a decoder need not pass
+  // the others.
+  bool event_stat_used(std::int64_t metadata_id) const {
+    if (metadata_id >= 0 && static_cast<std::uint64_t>(metadata_id) < event_stat_used_dense_.size())
+      return event_stat_used_dense_[static_cast<std::size_t>(metadata_id)] != 0;
+    return event_stat_used_sparse_.contains(metadata_id);
+  }
 
   absl::StatusOr<Trace> finish();
 
@@ -84,6 +97,8 @@ class XPlaneAssembler {
   bool base_computed_ = false;
   std::int64_t base_ns_ = 0;
   std::unique_ptr<PlaneState> cur_;
+  std::vector<std::uint8_t> event_stat_used_dense_;  // by stat metadata id, as PlaneState::kind_of
+  absl::flat_hash_set<std::int64_t> event_stat_used_sparse_;
   std::deque<std::string> owned_;  // inflated compressed strings
   std::uint64_t inflated_bytes_ = 0;  // their total, bounded by options_.max_inflated_bytes
   absl::flat_hash_map<std::string, bool> warned_;

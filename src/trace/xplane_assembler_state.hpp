@@ -129,7 +129,8 @@ struct XPlaneAssembler::PlaneState {
 
   // The stats of an event that name its op (hlo_op / hlo_module, usually
   // references to stat metadata names, turned into strings only when the op
-  // is new), and its correlation id.
+  // is new), and its correlation id. The kinds read here are those
+  // index_metadata marks for event_stat_used.
   EventStats event_stats(const std::vector<XStatView>& stats) const {
     EventStats es;
     auto is_string = [](const XStatView& s) { return s.type == XStatType::kRef || s.type == XStatType::kStr; };
