@@ -51,8 +51,7 @@ std::optional<SkewStats> add_devices(const Match& m, Report& r, std::map<std::st
   ReportSummary& s = r.summary;
   double sync_s = 0;
   for (std::size_t di : m.devices) {
-    const std::optional<DeviceStats>& d = m.measured.devices[di].stats;
-    if (!d) continue;
+    const std::optional<DeviceStats>& d = m.measured.devices[di].stats;  // match() checked it is there
     const Chip* chip = reported_chip(m.trace->devices[di]);
     r.devices.push_back({.id = d->id, .name = device_label(m.trace->devices[di]),
                          .chip = chip ? chip->name : "", .busy_s = d->busy_s, .idle_s = d->idle_s,
@@ -71,7 +70,7 @@ std::optional<SkewStats> add_devices(const Match& m, Report& r, std::map<std::st
                           format_seconds(sync_s), ": not work, so not busy time, not in any category or op"));
   if (m.devices.size() < 2) return std::nullopt;
   std::vector<DeviceSkewInputs> inputs;
-  for (std::size_t di : m.devices) inputs.push_back(m.measured.devices[di].skew.value_or(DeviceSkewInputs{}));
+  for (std::size_t di : m.devices) inputs.push_back(*m.measured.devices[di].skew);  // match() checked it is there
   return compute_skew(m.devices, inputs, m.trace->ops);
 }
 

@@ -5,7 +5,6 @@
 #include <unordered_map>
 
 #include "roofline/detail/cat.hpp"
-#include "src/trace/op_stats_parts.hpp"
 
 namespace roofline {
 namespace {
@@ -61,6 +60,7 @@ double OpGroup::median_s() const {
 OpGroups group_ops(const Trace& trace, const MeasuredTrace& measured, std::span<const std::size_t> devices) {
   OpGroups out;
   std::unordered_map<std::string, std::size_t> by_key;
+  std::vector<std::vector<DurationRun>> runs;  // per group, all its devices' runs, merged at the end
   out.occurrence_group.resize(trace.devices.size());
   for (std::size_t di : devices) {
     for (const OpOccurrences& o : measured.devices[di].ops) {
@@ -69,13 +69,25 @@ OpGroups group_ops(const Trace& trace, const MeasuredTrace& measured, std::span<
         OpGroup g{.op = o.op, .xla = is_xla_op(trace.ops[o.op])};
         g.call = g.xla ? kNoCall : o.call;
         out.groups.push_back(std::move(g));
+        runs.emplace_back();
       }
       OpGroup& g = out.groups[it->second];
       g.per_kernel[o.op] += o.count;
       g.per_kernel_ps[o.op] += o.self_ps;
       g.self_ps += o.self_ps;
-      detail::add_runs(g.self_runs, o.runs);
+      runs[it->second].insert(runs[it->second].end(), o.runs.begin(), o.runs.end());
       out.occurrence_group[di].push_back(static_cast<std::uint32_t>(it->second));
+    }
+  }
+  // One union of each group's runs (merging device by device would copy
+  // the runs so far once per device: quadratic in a pod's devices).
+  for (std::size_t i = 0; i < out.groups.size(); ++i) {
+    std::vector<DurationRun>& r = runs[i];
+    std::sort(r.begin(), r.end(), [](const DurationRun& a, const DurationRun& b) { return a.self_ps < b.self_ps; });
+    std::vector<DurationRun>& into = out.groups[i].self_runs;
+    for (const DurationRun& x : r) {
+      if (!into.empty() && into.back().self_ps == x.self_ps) into.back().count += x.count;
+      else into.push_back(x);
     }
   }
   // A group of several kernels is named after the one that ran longest.

@@ -77,6 +77,35 @@ ChipCalibration calibration_for(const Chip& chip, const ChipCalibration* given, 
   return default_calibration(chip);
 }
 
+absl::Status not_its_measurement(const Trace& trace, const ReportOptions& options, const std::string& why) {
+  return absl::InvalidArgumentError(
+      detail::cat(trace.source, ": the measurement is not this trace's for ",
+                  options.device_id ? detail::cat("device ", *options.device_id) : "all devices", ": ", why));
+}
+
+// What would index past the trace or leave a figure out, in the measurement
+// of a selected device (one made by measure() has none); empty if nothing.
+std::string inconsistency(const Trace& trace, std::size_t di, const MeasuredDevice& md) {
+  const Device& d = trace.devices[di];
+  const std::string device = detail::cat("device ", d.name, d.host.empty() ? "" : " @ " + d.host);
+  if (!md.stats || !md.skew) return device + " has no statistics";
+  if (md.steps.size() > d.steps.size()) return device + " has more steps measured than it has";
+  for (const MeasuredStep& st : md.steps)
+    if (st.mix >= md.step_mixes.size()) return device + ": a step's mix is missing";
+  for (const StepMix& mix : md.step_mixes)
+    for (const auto& [k, n] : mix)
+      if (k >= md.ops.size()) return device + ": a step names an op it does not have";
+  if (md.timeline)
+    for (const TimedOccurrence& o : *md.timeline)
+      if (o.occurrences >= md.ops.size()) return device + ": its timeline names an op it does not have";
+  for (const OpOccurrences& o : md.ops)
+    if (o.op >= trace.ops.size() || (o.call != kNoCall && o.call >= trace.calls.size()))
+      return device + ": an op or call outside the trace's";
+  for (const CollectiveCalls& c : md.skew->collectives)
+    if (c.op >= trace.ops.size()) return device + ": a collective outside the trace's ops";
+  return "";
+}
+
 }  // namespace
 
 absl::StatusOr<Match> match(const Trace& trace, const ReportOptions& options) {
@@ -85,14 +114,15 @@ absl::StatusOr<Match> match(const Trace& trace, const ReportOptions& options) {
 
 absl::StatusOr<Match> match(const Trace& trace, MeasuredTrace measured, const ReportOptions& options) {
   if (measured.device_id != options.device_id || measured.devices.size() != trace.devices.size())
-    return absl::InvalidArgumentError(
-        detail::cat(trace.source, ": the measurement is not of this trace's devices for ",
-                    options.device_id ? detail::cat("device ", *options.device_id) : "all devices"));
+    return not_its_measurement(trace, options, "another selection or another trace's devices");
   Match m(trace, options.hlo_modules);
   m.measured = std::move(measured);
   // 1. identify
   absl::StatusOr<std::vector<std::size_t>> devices = select_devices(trace, m.measured, options.device_id);
   if (!devices.ok()) return devices.status();
+  for (std::size_t di : *devices)
+    if (std::string why = inconsistency(trace, di, m.measured.devices[di]); !why.empty())
+      return not_its_measurement(trace, options, why);
   m.device_id = options.device_id;
   m.devices = *std::move(devices);
   absl::StatusOr<ChipChoice> chip = decide_chip(trace, m.devices, options.chip);

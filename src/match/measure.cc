@@ -109,6 +109,7 @@ MeasuredTrace measure(const Trace& trace, std::optional<int> device_id) {
     ds.ops = {};
     out.devices[ds.device].stats = std::move(ds);
   }
+  bool timed_on_host_steps = false;  // a device before this one will be
   for (std::size_t di = 0; di < trace.devices.size(); ++di) {
     const Device& d = trace.devices[di];
     if (device_id && d.id != *device_id) continue;
@@ -119,7 +120,10 @@ MeasuredTrace measure(const Trace& trace, std::optional<int> device_id) {
     std::vector<std::uint32_t> kind;
     add_occurrences(trace, d, m, kind);
     add_steps(trace, d, kind, m);
-    if (d.steps.empty() && !trace.host_steps.empty()) m.timeline = timeline(trace, d, kind);
+    if (d.steps.empty() && !trace.host_steps.empty() && !timed_on_host_steps) {
+      m.timeline = timeline(trace, d, kind);
+      timed_on_host_steps = true;
+    }
     m.skew = in_stats[di] ? std::move(stats.skew_inputs[*in_stats[di]]) : skew_inputs(trace, di);
   }
   return out;

@@ -4,7 +4,6 @@
 // in file order as read_traces merges traces.
 #include <algorithm>
 #include <map>
-#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -60,49 +59,54 @@ void renumber(MeasuredDevice& d, const detail::PartRemap& remap) {
   }
 }
 
-// Host names per file: a device's host lends it that host's steps and
-// timelines, so the measurement of one file is exact only when no other
-// file has steps or timelines under that name.
+// Host names per file: a device's host lends it that host's steps, so the
+// measurement of one file is exact only when no other file has steps under
+// that name. add() says whether the file just added meets such a clash.
 class HostNames {
  public:
-  void add(const Trace& t, std::size_t file) {
+  bool add(const Trace& t, std::size_t file) {
+    bool clash = false;
+    for (const Device& d : t.devices) clash = clash || other_file(steps_, d.host, file);
+    for (const Step& s : t.host_steps) clash = clash || other_file(devices_, s.host, file);
     for (const Device& d : t.devices) devices_.emplace(d.host, file);
-    for (const Device& d : t.hosts) hosts_.emplace(d.host, file);
-    for (const Step& s : t.host_steps) hosts_.emplace(s.host, file);
-  }
-  bool shared() const {
-    for (const auto& [name, file] : devices_) {
-      auto [from, to] = hosts_.equal_range(name);
-      for (auto it = from; it != to; ++it)
-        if (it->second != file) return true;
-    }
-    return false;
+    for (const Step& s : t.host_steps) steps_.emplace(s.host, file);
+    return clash;
   }
 
  private:
-  std::multimap<std::string, std::size_t> devices_, hosts_;
+  static bool other_file(const std::multimap<std::string, std::size_t>& names, const std::string& name,
+                         std::size_t file) {
+    auto [from, to] = names.equal_range(name);
+    for (auto it = from; it != to; ++it)
+      if (it->second != file) return true;
+    return false;
+  }
+  std::multimap<std::string, std::size_t> devices_, steps_;
 };
+
+// The file's devices in the order one read lists them, so that measure()
+// keeps the host-step timeline of the device that will come first.
+void sort_devices(Trace& t) {
+  const std::vector<std::size_t> order = detail::listing_order(t.devices);
+  std::vector<Device> sorted;
+  sorted.reserve(order.size());
+  for (std::size_t i : order) sorted.push_back(std::move(t.devices[i]));
+  t.devices = std::move(sorted);
+}
 
 using DeviceKey = std::tuple<std::string, DeviceKind, int>;
 
 DeviceKey key_of(const Device& d) { return {d.host, d.kind, d.id}; }
 
-}  // namespace
-
-absl::StatusOr<MeasuredRead> read_measured(const std::vector<std::string>& paths_or_globs,
-                                           const TraceReadOptions& read, std::optional<int> device_id) {
-  ROOFLINE_ASSIGN_OR_RETURN(detail::InputListing in, detail::list_inputs(paths_or_globs));
-  auto one_read = [&]() -> absl::StatusOr<MeasuredRead> {
-    ROOFLINE_ASSIGN_OR_RETURN(Trace t, read_traces(paths_or_globs, read));
-    MeasuredTrace m = measure(t, device_id);
-    drop_device_events(t);
-    return MeasuredRead{.trace = std::move(t), .measured = std::move(m)};
-  };
-  if (in.single || in.files.size() < 2) return one_read();
-
+// The parts of several files merged, or nothing when they cannot be merged
+// exactly (HostNames; host steps timing a device whose file had none).
+absl::StatusOr<std::optional<MeasuredRead>> merge_measured(const detail::InputListing& in,
+                                                           const TraceReadOptions& read,
+                                                           std::optional<int> device_id) {
   auto map = [&](std::size_t i, absl::StatusOr<Trace> t) -> absl::StatusOr<FilePart> {
     if (!t.ok()) return t.status();
     name_hosts(*t, detail::host_of_part(in.files, i));
+    sort_devices(*t);
     MeasuredTrace m = measure(*t, device_id);
     drop_device_events(*t);
     return FilePart{.trace = *std::move(t), .measured = std::move(m)};
@@ -112,6 +116,7 @@ absl::StatusOr<MeasuredRead> read_measured(const std::vector<std::string>& paths
   std::vector<std::string> warnings = in.warnings;
   const std::size_t listing_warnings = warnings.size();
   HostNames hosts;
+  bool clash = false;
   // Only the first selected device without steps of its own, in the order
   // one read sorts devices, may be timed on the host's steps: keep that
   // one's timeline as files arrive (a later file's takes its place only if
@@ -128,24 +133,25 @@ absl::StatusOr<MeasuredRead> read_measured(const std::vector<std::string>& paths
       error = part.status();
       return false;
     }
-    hosts.add(part->trace, i);
+    if (hosts.add(part->trace, i)) {
+      clash = true;
+      return false;
+    }
     const std::size_t first = devices.size();
     std::vector<DeviceKey> keys;
-    for (const Device& d : part->trace.devices) keys.push_back(key_of(d));
-    const std::vector<bool> own_steps = [&] {
-      std::vector<bool> v;
-      for (const Device& d : part->trace.devices) v.push_back(!d.steps.empty());
-      return v;
-    }();
+    std::vector<bool> own_steps;
+    for (const Device& d : part->trace.devices) {
+      keys.push_back(key_of(d));
+      own_steps.push_back(!d.steps.empty());
+    }
     const detail::PartRemap remap = detail::merge_part(b, std::move(part->trace), "");
     for (std::size_t k = 0; k < part->measured.devices.size(); ++k) {
       MeasuredDevice& d = part->measured.devices[k];
       renumber(d, remap);
       if (d.op_events && !own_steps[k]) {
-        const std::size_t at = first + k;
         if (!host_timed || keys[k] < host_timed->first) {
           if (host_timed) devices[host_timed->second].timeline.reset();
-          host_timed.emplace(keys[k], at);
+          host_timed.emplace(keys[k], first + k);
         } else {
           d.timeline.reset();
         }
@@ -155,14 +161,11 @@ absl::StatusOr<MeasuredRead> read_measured(const std::vector<std::string>& paths
     ++parts;
     return true;
   });
+  if (clash) return std::nullopt;
   if (!error.ok()) return error;
   if (parts == 0) return detail::no_trace_among(in.source, in.files.size(), warnings);
-  // What one file's measurement cannot know: another file's steps or host
-  // timelines under its devices' host name, or host steps of other files
-  // for a device whose own file had none. Read those together.
-  if (hosts.shared()) return one_read();
   Trace& t = b.trace();
-  if (host_timed && !t.host_steps.empty() && !devices[host_timed->second].timeline) return one_read();
+  if (host_timed && !t.host_steps.empty() && !devices[host_timed->second].timeline) return std::nullopt;
   const std::vector<std::size_t> order = detail::finish_merge(t, std::move(warnings), listing_warnings);
   MeasuredRead out{.measured = {.device_id = device_id}};
   out.measured.devices.reserve(order.size());
@@ -172,6 +175,24 @@ absl::StatusOr<MeasuredRead> read_measured(const std::vector<std::string>& paths
   }
   out.trace = std::move(t);
   return out;
+}
+
+}  // namespace
+
+absl::StatusOr<MeasuredRead> read_measured(const std::vector<std::string>& paths_or_globs,
+                                           const TraceReadOptions& read, std::optional<int> device_id) {
+  TraceReadOptions options = read;
+  options.host_timelines = false;  // the report reads none: never held for many files
+  ROOFLINE_ASSIGN_OR_RETURN(detail::InputListing in, detail::list_inputs(paths_or_globs));
+  if (!in.single && in.files.size() >= 2) {
+    ROOFLINE_ASSIGN_OR_RETURN(std::optional<MeasuredRead> merged, merge_measured(in, options, device_id));
+    if (merged) return *std::move(merged);
+  }
+  // One file, or files whose measurements would not merge exactly: one read.
+  ROOFLINE_ASSIGN_OR_RETURN(Trace t, read_traces(paths_or_globs, options));
+  MeasuredTrace m = measure(t, device_id);
+  drop_device_events(t);
+  return MeasuredRead{.trace = std::move(t), .measured = std::move(m)};
 }
 
 }  // namespace roofline

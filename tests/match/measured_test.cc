@@ -168,3 +168,18 @@ TEST_CASE("measured: each step's mix of ops, with overlapping steps, and the med
   REQUIRE(g.groups.size() == 2);
   CHECK(g.groups[0].median_s() == Approx(7e-12));  // (5 + 9) / 2
 }
+
+TEST_CASE("measured: a measurement that is not the trace's is refused, not reported") {
+  auto t = read_trace(test_data("trace/kineto_small.json").string());
+  REQUIRE(t.ok());
+  CHECK_THAT(rendered(make_report(*t, measure(*t, 0), ReportOptions{})), Catch::Contains("another selection"));
+  MeasuredTrace m = measure(*t, std::nullopt);
+  std::size_t gpu = 0;
+  while (!m.devices[gpu].op_events) ++gpu;
+  m.devices[gpu].ops.front().op = static_cast<std::uint32_t>(t->ops.size());  // past the trace's ops
+  CHECK_THAT(rendered(make_report(*t, std::move(m), ReportOptions{})),
+             Catch::Contains("is not this trace's for all devices") && Catch::Contains("outside the trace's"));
+  MeasuredTrace no_stats = measure(*t, std::nullopt);
+  no_stats.devices[gpu].stats.reset();
+  CHECK_THAT(rendered(make_report(*t, std::move(no_stats), ReportOptions{})), Catch::Contains("has no statistics"));
+}

@@ -26,7 +26,8 @@ struct OpGroup {
   std::map<std::uint32_t, std::int64_t> per_kernel = {};     // OpInfo -> occurrences
   std::map<std::uint32_t, std::int64_t> per_kernel_ps = {};  // OpInfo -> self time
   std::int64_t self_ps = 0;
-  std::vector<DurationRun> self_runs = {};  // self time of each event, as ascending runs (per kernel, not per op run)
+  // The self time of each event, as ascending runs (per kernel, not per op run).
+  std::vector<DurationRun> self_runs = {};
   bool xla = false;                      // an XLA op (it names a module or a program)
 
   // Occurrences: those of `op` with several kernels (the kernel with the

@@ -16,7 +16,9 @@
 // its steps, its busy and idle time, its collective calls), and a device
 // lives in one file; what is summed over devices is summed after the merge,
 // in device order. Self times are kept as ascending runs, so a median over
-// files is the median of one pass.
+// files is the median of one pass. What is kept grows with a device's
+// distinct ops, distinct self times and collective calls, not with its
+// events: about 4 MB for a 280 MB TPU host file of 9.2 M events.
 #pragma once
 
 #include <cstddef>
@@ -75,12 +77,12 @@ struct MeasuredDevice {
   // ops), and the first kMaxReportSteps of the device's own steps.
   std::vector<StepMix> step_mixes = {};
   std::vector<MeasuredStep> steps = {};
-  // The grouped events by start, kept only where the report may time the
-  // host's steps on this device: a selected device without steps of its own
-  // in a trace with host steps. Empty otherwise.
+  // The grouped events by start (24 bytes each), kept only for the device
+  // the report times the host's steps on: in a trace with host steps, the
+  // first selected device without steps of its own. Empty otherwise.
   std::optional<std::vector<TimedOccurrence>> timeline = {};
-  // compute_op_stats' figures for the device when it lists it (the per-op
-  // rows, idle gaps and host activity left empty: the report reads none).
+  // compute_op_stats' figures for the device when it lists it (its per-op
+  // rows left empty: the report reads none).
   std::optional<DeviceStats> stats = {};
   // What the figures across devices need of it (skew.hpp); for devices the
   // report selects.
@@ -103,10 +105,11 @@ MeasuredTrace measure(const Trace& trace, std::optional<int> device_id);
 // patterns), each file measured on the thread that read it and its events
 // dropped there, merged in file order: equal to measure(*read_traces(...))
 // beside that trace without events, in memory about `read.jobs` files'
-// traces plus the measurements. Inputs whose measurements cannot be merged
-// exactly (one host name on a device of one file and the host steps of
-// another; host steps in one file timing a device of another) are read
-// together instead.
+// traces plus the measurements. Host timelines are not read
+// (read.host_timelines is taken as false: the report reads none). Inputs
+// whose measurements cannot be merged exactly (one host name on a device of
+// one file and the host steps of another; host steps in one file timing a
+// device of another) are read together instead.
 struct MeasuredRead {
   Trace trace = {};  // as read_traces gives it, with no device events
   MeasuredTrace measured = {};
