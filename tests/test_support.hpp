@@ -45,6 +45,18 @@ inline std::filesystem::path fresh_temp_dir(const std::string& test, const std::
   return p;
 }
 
+// A job's folder of 4 ranks (rank0..rank3: Kineto fixtures, plain and
+// gzip'd, two kinds) and a config.json that holds no trace (skipped, with a
+// warning, when a directory or a pattern finds it), in a fresh_temp_dir.
+inline std::filesystem::path rank_folder(const std::string& test) {
+  const std::filesystem::path root = fresh_temp_dir(test, "ranks");
+  for (int r = 0; r < 4; ++r)
+    std::filesystem::copy_file(test_data(r % 2 ? "trace/old_kineto_epoch.json" : "trace/kineto_small.json.gz"),
+                               root / ("rank" + std::to_string(r) + (r % 2 ? ".pt.trace.json" : ".pt.trace.json.gz")));
+  std::ofstream(root / "config.json") << R"({"batch_size": 32})";
+  return root;
+}
+
 // A whole file's bytes; empty when it cannot be read.
 inline std::string slurp(const std::filesystem::path& path) {
   std::ifstream f(path, std::ios::binary);

@@ -73,11 +73,7 @@ TEST_CASE("measured: the report of many files measured one at a time is one read
 }
 
 TEST_CASE("measured: ranks with host steps, a pattern and a skipped file, as one read") {
-  const fs::path root = fresh_temp_dir("measured_test", "ranks");
-  for (int r = 0; r < 4; ++r)
-    fs::copy_file(test_data(r % 2 ? "trace/old_kineto_epoch.json" : "trace/kineto_small.json.gz"),
-                  root / ("rank" + std::to_string(r) + (r % 2 ? ".pt.trace.json" : ".pt.trace.json.gz")));
-  std::ofstream(root / "config.json") << R"({"batch_size": 32})";  // skipped, with a warning
+  const fs::path root = roofline::testing::rank_folder("measured_test");  // and a config.json, skipped with a warning
   for (const std::vector<std::string>& in :
        {std::vector<std::string>{root.string()}, std::vector<std::string>{(root / "rank*").string()}}) {
     const std::string expected = one_read(in, std::nullopt);

@@ -64,11 +64,7 @@ TEST_CASE("many files: read through their partials, the statistics are one pass'
 }
 
 TEST_CASE("many files: a directory with a file that is no trace and a pattern, as one read says them") {
-  const fs::path root = fresh_temp_dir("many_files_test", "dir");
-  for (int r = 0; r < 4; ++r)
-    fs::copy_file(test_data(r % 2 ? "trace/old_kineto_epoch.json" : "trace/kineto_small.json.gz"),
-                  root / ("rank" + std::to_string(r) + (r % 2 ? ".pt.trace.json" : ".pt.trace.json.gz")));
-  std::ofstream(root / "config.json") << R"({"batch_size": 32})";  // skipped, with a warning
+  const fs::path root = roofline::testing::rank_folder("many_files_test");  // and a config.json, skipped with a warning
   for (const std::vector<std::string>& in :
        {std::vector<std::string>{root.string()}, std::vector<std::string>{(root / "rank*").string(), root.string()}}) {
     const std::string expected = one_pass(in);
