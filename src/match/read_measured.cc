@@ -125,14 +125,7 @@ absl::StatusOr<std::optional<MeasuredRead>> merge_measured(const detail::InputLi
   std::size_t parts = 0;
   absl::Status error;
   detail::read_in_order(in.files, read, map, [&](std::size_t i, absl::StatusOr<FilePart> part) {
-    if (detail::skipped_when_found(in.files[i], part.status())) {
-      warnings.push_back(cat("skipped ", std::string(part.status().message())));
-      return true;
-    }
-    if (!part.ok()) {
-      error = part.status();
-      return false;
-    }
+    if (auto go_on = detail::unread(in.files[i], part.status(), warnings, error)) return *go_on;
     if (hosts.add(part->trace, i)) {
       clash = true;
       return false;

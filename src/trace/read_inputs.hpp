@@ -178,9 +178,14 @@ std::vector<std::size_t> listing_order(const std::vector<Device>& devices);
 PartRemap merge_part(TraceBuilder& b, Trace part, const std::string& host_fallback);
 std::vector<std::size_t> finish_merge(Trace& t, std::vector<std::string> warnings, std::size_t listing_warnings);
 
-// Other JSON beside the traces (configs, summaries) that a directory or a
-// pattern found is skipped, said so; a damaged trace is an error.
-bool skipped_when_found(const InputFile& file, const absl::Status& read);
+// What a reader's consume does first with a file that did not read: other
+// JSON beside the traces (configs, summaries) that a directory or a pattern
+// found is skipped, "skipped <why>" added to `skipped`, and reading goes on
+// (true); a damaged trace is kept in `error` and stops it (false). Nothing
+// for a file that read:
+//   if (auto go_on = detail::unread(files[i], part.status(), skipped, error)) return *go_on;
+std::optional<bool> unread(const InputFile& file, const absl::Status& read, std::vector<std::string>& skipped,
+                           absl::Status& error);
 // The error when every file was skipped: the last warning says why.
 absl::Status no_trace_among(const std::string& source, std::size_t files, const std::vector<std::string>& warnings);
 

@@ -240,14 +240,7 @@ absl::StatusOr<Trace> read_files(const std::string& source, const std::vector<In
   absl::Status error;
   auto keep = [](std::size_t, absl::StatusOr<Trace> part) { return part; };
   detail::read_in_order(files, options, keep, [&](std::size_t i, absl::StatusOr<Trace> part) {
-    if (detail::skipped_when_found(files[i], part.status())) {
-      warnings.push_back(cat("skipped ", std::string(part.status().message())));
-      return true;
-    }
-    if (!part.ok()) {
-      error = part.status();
-      return false;
-    }
+    if (auto go_on = detail::unread(files[i], part.status(), warnings, error)) return *go_on;
     detail::merge_part(b, std::move(*part), detail::host_of_part(files, i));
     ++read;
     return true;
@@ -293,9 +286,16 @@ absl::StatusOr<std::vector<std::string>> expand_glob(const std::string& pattern)
 
 }  // namespace
 
-bool detail::skipped_when_found(const InputFile& file, const absl::Status& read) {
-  return file.found && read.code() == absl::StatusCode::kNotFound &&
-         (file.path.ends_with(".json") || file.path.ends_with(".json.gz"));
+std::optional<bool> detail::unread(const InputFile& file, const absl::Status& read, std::vector<std::string>& skipped,
+                                   absl::Status& error) {
+  if (read.ok()) return std::nullopt;
+  if (file.found && read.code() == absl::StatusCode::kNotFound &&
+      (file.path.ends_with(".json") || file.path.ends_with(".json.gz"))) {
+    skipped.push_back(cat("skipped ", std::string(read.message())));
+    return true;
+  }
+  error = read;
+  return false;
 }
 
 absl::Status detail::no_trace_among(const std::string& source, std::size_t files,

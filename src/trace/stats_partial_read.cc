@@ -33,14 +33,7 @@ absl::StatusOr<StatsPartial> partial_of(detail::InputListing in, const std::vect
     return stats_partial(std::move(*t), options);
   };
   detail::read_in_order(in.files, read, reduce, [&](std::size_t i, absl::StatusOr<StatsPartial> part) {
-    if (detail::skipped_when_found(in.files[i], part.status())) {
-      skipped.push_back(cat("skipped ", std::string(part.status().message())));
-      return true;
-    }
-    if (!part.ok()) {
-      error = part.status();
-      return false;
-    }
+    if (auto go_on = detail::unread(in.files[i], part.status(), skipped, error)) return *go_on;
     parts.push_back(std::move(*part));
     return true;
   });
