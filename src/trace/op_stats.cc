@@ -21,13 +21,16 @@ std::vector<Interval> merge(std::vector<Interval> v) {
   // The busy segments of a device with one op line come sorted already.
   auto by_start = [](const Interval& a, const Interval& b) { return a.start < b.start; };
   if (!std::is_sorted(v.begin(), v.end(), by_start)) std::sort(v.begin(), v.end(), by_start);
-  std::vector<Interval> out;
-  for (const Interval& i : v) {
+  // In place: the merged list is never longer than what has been read.
+  std::size_t n = 0;
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    const Interval i = v[k];
     if (i.end <= i.start) continue;
-    if (!out.empty() && i.start <= out.back().end) out.back().end = std::max(out.back().end, i.end);
-    else out.push_back(i);
+    if (n > 0 && i.start <= v[n - 1].end) v[n - 1].end = std::max(v[n - 1].end, i.end);
+    else v[n++] = i;
   }
-  return out;
+  v.resize(n);
+  return v;
 }
 
 std::int64_t length(const std::vector<Interval>& v) {
@@ -213,9 +216,11 @@ void for_each_innermost(const Device& h, Keep keep, Emit emit_segment) {
   drain(std::numeric_limits<std::int64_t>::max());
 }
 
+// `expected`: how many segments to make room for (more are added as found).
 template <class Keep>
-std::vector<Segment> innermost_segments(const Device& h, Keep keep) {
+std::vector<Segment> innermost_segments(const Device& h, Keep keep, std::size_t expected = 0) {
   std::vector<Segment> out;
+  out.reserve(expected);
   for_each_innermost(h, keep, [&](const Segment& seg) { out.push_back(seg); });
   return out;
 }
@@ -436,12 +441,18 @@ std::vector<Interval> fill_busy(const Trace& t, const Device& d, DeviceStats& ds
   }
 
   auto on_ops_line = [&](const Event& e) { return d.lines[e.line].role == LineRole::kOps; };
+  // Room for one segment per busy op event, the usual count (a parent split
+  // by its children makes more): grown by copying, the vector was a fifth
+  // of the statistics' time on a pod host's profile.
   const std::vector<Segment> work = innermost_segments(
-      d, [&](const Event& e) { return on_ops_line(e) && t.ops[e.op].op_class != OpClass::kSync; });
+      d, [&](const Event& e) { return on_ops_line(e) && t.ops[e.op].op_class != OpClass::kSync; },
+      static_cast<std::size_t>(ev.events));
   const std::vector<Segment> sync = innermost_segments(
       d, [&](const Event& e) { return on_ops_line(e) && t.ops[e.op].op_class == OpClass::kSync; });
   const std::vector<std::int64_t> charged = charge(work, key_of, cats.size());
   std::vector<Interval> busy_u, sync_u;
+  busy_u.reserve(work.size());
+  sync_u.reserve(sync.size());
   for (const Segment& s : work) busy_u.push_back({s.start, s.end});
   for (const Segment& s : sync) sync_u.push_back({s.start, s.end});
   busy_u = merge(std::move(busy_u));

@@ -64,6 +64,10 @@ class XPlaneAssembler {
   // Whether the events of the plane added `index`-th become a device's or a
   // host's (the others are read and dropped).
   bool keeps_events(std::size_t index) const;
+  // Whether host planes' events are read and dropped: the caller wants no
+  // host timelines (TraceReadOptions::host_timelines) and a device plane
+  // exists, so that no XLA:CPU device is made of them. Known after pass 1.
+  bool drops_host_events() const;
 
   // Pass 2, planes in the order they were added.
   absl::Status begin_plane(std::size_t index);

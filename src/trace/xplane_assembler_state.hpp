@@ -112,6 +112,7 @@ struct XPlaneAssembler::PlaneState {
   // Host planes: (event index, device_ordinal) of the events that carry one,
   // for TraceBuilder to split XLA:CPU thunks into one device per ordinal.
   std::vector<std::pair<std::uint32_t, std::int32_t>> cpu_ordinals;
+  bool drop_events = false;  // XPlaneAssembler::drops_host_events, for this plane
   std::uint32_t line = 0;
   std::int64_t line_base_ps = 0;
   LineRole line_role = LineRole::kOther;

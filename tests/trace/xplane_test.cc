@@ -3,10 +3,15 @@
 #include <catch2/catch.hpp>
 #include <zlib.h>
 
+#include <filesystem>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
+#include "src/wire/proto_wire.hpp"
+#include "tests/test_support.hpp"
 #include "tests/trace/identify.hpp"
 #include "tests/trace/xspace_writer.hpp"
 
@@ -401,4 +406,129 @@ TEST_CASE("xplane: HloProtos in /host:metadata are kept as bytes by module and p
   CHECK(t->hlo_modules[0].module == "jit_f");
   CHECK(t->hlo_modules[0].program_id == 77u);
   CHECK(t->hlo_modules[0].bytes == std::string("\x0a\x03\x61\x62\x63", 5));
+}
+
+namespace {
+
+// Everything a read makes but the host timelines: devices event by event,
+// ops, warnings. A read without host timelines must equal a full read
+// without them.
+void check_same_but_hosts(const Trace& a, const Trace& b) {
+  REQUIRE(a.devices.size() == b.devices.size());
+  for (std::size_t i = 0; i < a.devices.size(); ++i) {
+    const Device &x = a.devices[i], &y = b.devices[i];
+    CHECK((x.name == y.name && x.host == y.host && x.kind == y.kind && x.id == y.id));
+    REQUIRE(x.lines.size() == y.lines.size());
+    for (std::size_t l = 0; l < x.lines.size(); ++l)
+      CHECK((x.lines[l].name == y.lines[l].name && x.lines[l].role == y.lines[l].role));
+    REQUIRE(x.events.size() == y.events.size());
+    std::size_t differ = 0;
+    for (std::size_t e = 0; e < x.events.size(); ++e) {
+      const Event &p = x.events[e], &q = y.events[e];
+      differ += p.start_ps != q.start_ps || p.duration_ps != q.duration_ps || p.self_ps != q.self_ps ||
+                p.op != q.op || p.line != q.line || p.parent != q.parent || p.call != q.call;
+    }
+    CHECK(differ == 0);
+    CHECK(x.steps.size() == y.steps.size());
+  }
+  REQUIRE(a.ops.size() == b.ops.size());
+  for (std::size_t o = 0; o < a.ops.size(); ++o)
+    CHECK((a.ops[o].name == b.ops[o].name && a.ops[o].module == b.ops[o].module &&
+           a.ops[o].category == b.ops[o].category && a.ops[o].kernel == b.ops[o].kernel));
+  CHECK(a.warnings == b.warnings);
+  CHECK(a.hlo_modules.size() == b.hlo_modules.size());
+}
+
+// A TPU plane and a host plane whose thread ran an op of its own, named
+// undefined metadata (a warning) and, when `bad`, an event of negative
+// duration (an error).
+std::string tpu_and_host(bool bad) {
+  Pb host;
+  host.sint(1, 9).bytes(2, "/host:CPU");
+  Pb thread;
+  thread.sint(1, 7).bytes(2, "python/12").sint(3, 1000);
+  thread.msg(4, rt::event(1, 0, 5'000'000)).msg(4, rt::event(1, 6'000'000, 1'000)).msg(4, rt::event(99, 7'000'000, 10));
+  if (bad) thread.msg(4, rt::event(1, 8'000'000, -3));
+  host.msg(3, thread).msg(4, rt::event_metadata(1, "PjitFunction(f)"));
+  return xspace({tpu_plane(), host});
+}
+
+}  // namespace
+
+TEST_CASE("xplane: without host timelines, host events are read for their ops, warnings and errors only") {
+  auto full = parse_xplane(tpu_and_host(false), "h.xplane.pb");
+  auto lean = parse_xplane(tpu_and_host(false), "h.xplane.pb", {.host_timelines = false});
+  REQUIRE(full.ok());
+  REQUIRE(lean.ok());
+  REQUIRE(full->hosts.size() == 1);
+  CHECK(full->hosts[0].events.size() == 3);
+  // The host plane's op and its warning are there either way; its events are not.
+  CHECK(lean->hosts.size() <= 1);
+  for (const Device& h : lean->hosts) CHECK(h.events.empty());
+  check_same_but_hosts(*full, *lean);
+  CHECK_THAT(lean->warnings.front(), Catch::Contains("event metadata 99"));
+
+  auto bad = parse_xplane(tpu_and_host(true), "h.xplane.pb", {.host_timelines = false});
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(std::string(bad.status().message()), Catch::Contains("negative duration_ps -3"));
+}
+
+TEST_CASE("xplane: real profiles read without host timelines equal the full read less its hosts") {
+  std::vector<std::string> paths = {
+      // XLA:CPU: no device plane, so the host threads' thunks become devices.
+      rt::test_data("trace/jax_cpu8.xplane.pb").string(),
+      std::string(ROOFLINE_SOURCE_DIR) + "/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb"};
+  for (const char* real : {"xprof/v100_tf_bert_multiworker.xplane.pb", "tracelens/mi300x_jax08_attention.xplane.pb",
+                           "tracelens/mi300x_jax08_gemm.xplane.pb"})
+    if (std::filesystem::exists(rt::shared_real_dir() / real)) paths.push_back((rt::shared_real_dir() / real).string());
+  for (const std::string& p : paths) {
+    INFO(p);
+    auto full = read_trace(p);
+    auto lean = read_trace(p, {.host_timelines = false});
+    REQUIRE(full.ok());
+    REQUIRE(lean.ok());
+    CHECK(lean->hosts.empty());
+    check_same_but_hosts(*full, *lean);
+  }
+}
+
+TEST_CASE("proto wire: varints of every length, with and without ten bytes after them") {
+  using roofline::detail::read_varint;
+  auto encode = [](std::uint64_t v) {
+    std::string s;
+    do {
+      s.push_back(static_cast<char>((v & 0x7f) | (v > 0x7f ? 0x80 : 0)));
+      v >>= 7;
+    } while (v != 0);
+    return s;
+  };
+  std::vector<std::uint64_t> values = {0, 1, 127, 128, 300, std::numeric_limits<std::uint64_t>::max()};
+  for (int bits = 7; bits < 64; bits += 7) {
+    values.push_back((std::uint64_t{1} << bits) - 1);
+    values.push_back(std::uint64_t{1} << bits);
+    values.push_back((std::uint64_t{1} << bits) + 0x5a5a5a5a5a5a5a5aull % (std::uint64_t{1} << bits));
+  }
+  for (std::uint64_t v : values)
+    for (const std::string& tail : {std::string(), std::string(12, '\xff')}) {  // slow path, fast path
+      const std::string bytes = encode(v) + tail;
+      std::size_t pos = 0;
+      std::uint64_t got = 0;
+      INFO(v << " followed by " << tail.size() << " bytes");
+      REQUIRE(read_varint(reinterpret_cast<const std::uint8_t*>(bytes.data()), pos, bytes.size(), got));
+      CHECK(got == v);
+      CHECK(pos == bytes.size() - tail.size());
+      // Cut one byte short: truncated.
+      std::size_t cut_pos = 0;
+      CHECK_FALSE(read_varint(reinterpret_cast<const std::uint8_t*>(bytes.data()), cut_pos,
+                              encode(v).size() - 1, got));
+    }
+  // More than 64 bits: a tenth byte above 1, or an eleventh byte.
+  for (const std::string& tail : {std::string(), std::string(12, '\0')}) {
+    const std::string over = std::string(9, '\x80') + '\x02' + tail;
+    const std::string eleven = std::string(10, '\x80') + '\x01' + tail;
+    std::size_t pos = 0;
+    std::uint64_t got = 0;
+    CHECK_FALSE(read_varint(reinterpret_cast<const std::uint8_t*>(over.data()), pos, over.size(), got));
+    CHECK_FALSE(read_varint(reinterpret_cast<const std::uint8_t*>(eleven.data()), pos, eleven.size(), got));
+  }
 }
