@@ -1,7 +1,11 @@
 // Any bytes given as an XSpace must decode or be refused with a located
 // error: no crash, no hang, no allocation beyond what the bytes can hold.
+// And a read without host timelines (the report's), which reads host events
+// only for their ops, warnings and errors, must agree with the full read:
+// the same error, or the same devices, ops and warnings.
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string_view>
 
 #include "roofline/trace/op_stats.hpp"
@@ -15,5 +19,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   auto trace = roofline::parse_xplane(bytes, "fuzz.xplane.pb", options);
   if (trace.ok()) (void)roofline::compute_op_stats(*trace);
+
+  roofline::TraceReadOptions lean_options;
+  lean_options.host_timelines = false;
+  auto lean = roofline::parse_xplane(bytes, "fuzz.xplane.pb", lean_options);
+  if (trace.ok() != lean.ok()) std::abort();
+  if (!trace.ok()) {
+    if (trace.status().message() != lean.status().message()) std::abort();
+    return 0;
+  }
+  if (lean->ops.size() != trace->ops.size() || lean->warnings != trace->warnings ||
+      lean->devices.size() != trace->devices.size())
+    std::abort();
+  for (std::size_t i = 0; i < lean->devices.size(); ++i)
+    if (lean->devices[i].events.size() != trace->devices[i].events.size()) std::abort();
   return 0;
 }

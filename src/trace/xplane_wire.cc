@@ -361,32 +361,6 @@ class Decoder {
   [[gnu::always_inline]] bool fast_event(std::size_t pos, std::size_t end, const XPlaneAssembler& a,
                                          RawEvent& ev, std::vector<XStatView>& stats) const {
     std::uint64_t v;
-    // Writers put the fields in field order (metadata_id, offset_ps,
-    // duration_ps, stats): tested in that order first, so that the branches
-    // follow the bytes instead of a jump table guessing the next tag.
-    if (pos < end && base_[pos] == 0x08) {
-      ++pos;
-      if (!varint(pos, end, v)) return false;
-      ev.metadata_id = static_cast<std::int64_t>(v);
-    }
-    if (pos < end && base_[pos] == 0x10) {
-      ++pos;
-      if (!varint(pos, end, v)) return false;
-      ev.offset_ps = static_cast<std::int64_t>(v);
-    }
-    if (pos < end && base_[pos] == 0x18) {
-      ++pos;
-      if (!varint(pos, end, v)) return false;
-      ev.duration_ps = static_cast<std::int64_t>(v);
-    }
-    while (pos < end && base_[pos] == 0x22) {
-      ++pos;
-      if (!varint(pos, end, v) || v > end - pos) return false;
-      XStatView st;
-      if (!fast_stat(pos, pos + v, st)) return false;
-      if (a.event_stat_used(st.metadata_id)) stats.push_back(st);
-      pos += v;
-    }
     while (pos < end) {
       const std::uint8_t tag = base_[pos++];
       switch (tag) {

@@ -19,30 +19,11 @@ enum WireType : std::uint32_t { kVarint = 0, kFixed64 = 1, kLen = 2, kFixed32 = 
                                                std::uint64_t& v) {
   const std::uint8_t* p = base + pos;
   if (end - pos >= 10) {
-    if (p[0] < 0x80) {
-      v = p[0];
-      pos += 1;
-      return true;
-    }
-    // Up to 8 bytes without a branch per byte (offsets and durations in
-    // picoseconds are 4 to 8 bytes, of varying length: a branch per byte
-    // mispredicts): the first byte without its continuation bit ends it;
-    // the 7-bit groups below are then packed together by halving steps.
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    if (const std::uint64_t stops = ~w & 0x8080808080808080ull; stops != 0) {
-      const unsigned bits = static_cast<unsigned>(__builtin_ctzll(stops)) + 1;  // 8 x the length
-      std::uint64_t x = bits == 64 ? w : w & ((std::uint64_t{1} << bits) - 1);
-      x &= 0x7f7f7f7f7f7f7f7full;
-      x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
-      x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
-      x = ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
-      v = x;
-      pos += bits / 8;
-      return true;
-    }
-    std::uint64_t r = 0;
-    for (int i = 0; i < 10; ++i) {
+    std::uint64_t r = p[0] & 0x7f;
+    if (p[0] < 0x80) { v = r; pos += 1; return true; }
+    r |= std::uint64_t{p[1] & 0x7fu} << 7;
+    if (p[1] < 0x80) { v = r; pos += 2; return true; }
+    for (int i = 2; i < 10; ++i) {
       r |= std::uint64_t{p[i] & 0x7fu} << (7 * i);
       if (p[i] < 0x80) {
         if (i == 9 && p[i] > 1) return false;  // more than 64 bits
