@@ -2,7 +2,8 @@
 // error: no crash, no hang, no allocation beyond what the bytes can hold.
 // And a read without host timelines (the report's), which reads host events
 // only for their ops, warnings and errors, must agree with the full read:
-// the same error, or the same devices, ops and warnings.
+// the same error, or as many devices, ops and events per device and the
+// same warnings.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

@@ -41,6 +41,7 @@ void XPlaneAssembler::add_plane(XPlaneView plane) {
     if (mn.program_id && !mn.name.empty() && mn.name.find(' ') == std::string::npos)
       module_by_program_.try_emplace(*mn.program_id, mn.name);
   }
+  if (plane.name != "/host:metadata" && classify_plane(plane.name).is_device) has_device_plane_ = true;
   planes_.push_back(std::move(plane));
 }
 
@@ -84,12 +85,7 @@ bool XPlaneAssembler::keeps_events(std::size_t index) const {
   return p.name != "/host:metadata" && (k.is_device || k.is_host);
 }
 
-bool XPlaneAssembler::drops_host_events() const {
-  if (options_.host_timelines) return false;
-  for (const XPlaneView& p : planes_)
-    if (p.name != "/host:metadata" && classify_plane(p.name).is_device) return true;
-  return false;
-}
+bool XPlaneAssembler::drops_host_events() const { return !options_.host_timelines && has_device_plane_; }
 
 absl::Status XPlaneAssembler::begin_plane(std::size_t index) {
   if (!base_computed_) compute_time_base();
@@ -238,7 +234,9 @@ void XPlaneAssembler::end_plane() {
     Trace& t = builder_.trace();
     if (st.kind.is_host) {
       if (!st.cpu_ordinals.empty()) builder_.set_device_ordinals(t.hosts.size(), std::move(st.cpu_ordinals));
-      t.hosts.push_back(std::move(st.entity));
+      // A host whose events were dropped is not a timeline: not there at all,
+      // as read_file leaves every host when host timelines are not wanted.
+      if (!st.drop_events) t.hosts.push_back(std::move(st.entity));
     }
     else t.devices.push_back(std::move(st.entity));
   }

@@ -98,6 +98,7 @@ class XPlaneAssembler {
   std::vector<XPlaneView> planes_;
   std::vector<std::string> hostnames_;
   absl::flat_hash_map<std::uint64_t, std::string> module_by_program_;
+  bool has_device_plane_ = false;  // among the planes added so far
   bool base_computed_ = false;
   std::int64_t base_ns_ = 0;
   std::unique_ptr<PlaneState> cur_;

@@ -462,9 +462,8 @@ TEST_CASE("xplane: without host timelines, host events are read for their ops, w
   REQUIRE(lean.ok());
   REQUIRE(full->hosts.size() == 1);
   CHECK(full->hosts[0].events.size() == 3);
-  // The host plane's op and its warning are there either way; its events are not.
-  CHECK(lean->hosts.size() <= 1);
-  for (const Device& h : lean->hosts) CHECK(h.events.empty());
+  // The host plane's op and its warning are there either way; the host is not.
+  CHECK(lean->hosts.empty());
   check_same_but_hosts(*full, *lean);
   CHECK_THAT(lean->warnings.front(), Catch::Contains("event metadata 99"));
 
@@ -531,4 +530,18 @@ TEST_CASE("proto wire: varints of every length, with and without ten bytes after
     CHECK_FALSE(read_varint(reinterpret_cast<const std::uint8_t*>(over.data()), pos, over.size(), got));
     CHECK_FALSE(read_varint(reinterpret_cast<const std::uint8_t*>(eleven.data()), pos, eleven.size(), got));
   }
+}
+
+TEST_CASE("xplane: twenty thousand host planes and a device plane, read without host timelines") {
+  // Whether a device plane exists was once looked up over all planes for
+  // each host plane: this read took 3 s instead of 0.03 s (`report` on
+  // 40 k planes, 125 s). Tests time nothing; this one checks the read.
+  Pb s;
+  for (int i = 0; i < 20'000; ++i) s.msg(1, Pb().sint(1, i + 10).bytes(2, "/host:CPU"));
+  s.msg(1, tpu_plane());
+  auto t = parse_xplane(s.str(), "many.xplane.pb", {.host_timelines = false});
+  REQUIRE(t.ok());
+  CHECK(t->hosts.empty());
+  REQUIRE(t->devices.size() == 1);
+  CHECK_FALSE(t->devices[0].events.empty());
 }
