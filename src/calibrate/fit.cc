@@ -48,6 +48,7 @@ struct Params {
 
 struct ClassProblem {
   std::vector<const CalibrationSample*> samples;
+  Params reference;  // the built-in curve: which samples inform which efficiency
   std::vector<int> math_index;  // per sample: 0 (shared) or 1 + own peak
   std::vector<PeakClass> own_peaks;
   int mem_index() const { return 1 + static_cast<int>(own_peaks.size()); }
@@ -121,11 +122,24 @@ Eigen::VectorXd bounded_least_squares(const Eigen::MatrixXd& a, const Eigen::Vec
   return x;
 }
 
-// IRLS for a fixed assignment; parameters with too few samples stay fixed.
+// Whether sample i can tell the efficiency of its term k: at the built-in
+// curve that term is at least half of its expected time. A launch-bound op
+// (a 20 ns copy that takes 3 us) says nothing of the rate its bytes move at;
+// left free on such ops alone, an efficiency followed their scatter to a
+// bound (h100 bert-small's 9 element-wise ops: memory efficiency 1000, so
+// every large copy of the next trace was expected 1000 times too fast).
+bool informs(const ClassProblem& c, std::size_t i, int k) {
+  const double t = c.reference.inv[static_cast<std::size_t>(c.index(i, k))] * c.term(i, k);
+  return t >= 0.5 * (c.reference.floor_s + t);
+}
+
+// IRLS for a fixed assignment; an efficiency informed by too few samples
+// stays fixed (the floor is always fitted).
 Params irls(const ClassProblem& c, const std::vector<int>& assigned, Params p, int min_samples) {
   const std::size_t n = c.samples.size();
   std::vector<int> per_param(static_cast<std::size_t>(c.params()), 0);
-  for (std::size_t i = 0; i < n; ++i) ++per_param[static_cast<std::size_t>(c.index(i, assigned[i]))];
+  for (std::size_t i = 0; i < n; ++i)
+    if (informs(c, i, assigned[i])) ++per_param[static_cast<std::size_t>(c.index(i, assigned[i]))];
   // Columns: the floor, then each free inverse efficiency.
   std::vector<int> column_of(static_cast<std::size_t>(c.params()), -1);
   int columns = 1;
@@ -265,6 +279,7 @@ CalibrationFit fit_calibration(const Chip& chip, std::vector<CalibrationSample> 
       from_builtin.inv[1 + j] = 1 / builtin.math_efficiency(cls, c.own_peaks[j]);
     from_builtin.inv[static_cast<std::size_t>(c.mem_index())] = 1 / k.memory_efficiency;
     from_builtin.inv[static_cast<std::size_t>(c.link_index())] = 1 / k.link_efficiency;
+    c.reference = from_builtin;
     const Params bare{.floor_s = 0, .inv = std::vector<double>(static_cast<std::size_t>(c.params()), 1)};
     const Params a = fit_from(c, from_builtin, options.min_samples);
     const Params b = fit_from(c, bare, options.min_samples);

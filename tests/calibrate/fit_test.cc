@@ -76,6 +76,39 @@ TEST_CASE("fit: an efficiency above 1 is kept and named") {
   CHECK(mentions(f.notes, "memory: memory efficiency 2 > 1: the roofline was beaten"));
 }
 
+TEST_CASE("fit: an efficiency is fitted only from ops its term bounds, not from launch-bound ones") {
+  // Six element-wise ops of 5 to 30 ns of HBM time that each take about
+  // 3 us: the launch, not the memory, sets their time (at the built-in
+  // curve their memory term is under 1% of it). Their scatter (measured
+  // falls as T_mem grows) says nothing of the memory efficiency; fitted
+  // freely it ran to the bound (e_mem 1000) and predicted any large copy
+  // at a thousand times the roofline's speed.
+  std::vector<CalibrationSample> s;
+  for (int i = 0; i < 6; ++i) {
+    CalibrationSample x = model_sample("launch", "add." + std::to_string(i), CostClass::kMemory, PeakClass::kFp32, 0,
+                                       5e-9 * (i + 1), 3e-6, 1, 1);
+    x.measured_s = 3e-6 - 2e-8 * i;
+    s.push_back(x);
+  }
+  const CalibrationFit f = fit_calibration(chip("h100-sxm"), s);
+  const ClassCurve builtin = default_calibration(chip("h100-sxm")).curve(CostClass::kMemory);
+  const ClassCurve& got = f.calibration.curve(CostClass::kMemory);
+  CHECK(got.memory_efficiency == builtin.memory_efficiency);
+  // The floor is what these ops do tell: between their times.
+  CHECK(got.floor_s > 2.89e-6);
+  CHECK(got.floor_s < 3.0e-6);
+  CHECK_FALSE(mentions(f.notes, "memory efficiency 1000"));
+
+  // Ops their memory term bounds do set it: the synthetic curve's e_mem
+  // 0.85, not the built-in 1 (H100's spec gives no achieved HBM rate),
+  // moved a little by the floor the launch-bound ops share (0.88).
+  REQUIRE(builtin.memory_efficiency == 1);
+  for (const CalibrationSample& x : known_curve_samples()) s.push_back(x);
+  const double e = fit_calibration(chip("h100-sxm"), s).calibration.curve(CostClass::kMemory).memory_efficiency;
+  CHECK(e > 0.8);
+  CHECK(e < 0.95);
+}
+
 TEST_CASE("fit: deterministic, whatever the order of the samples") {
   std::vector<CalibrationSample> s = known_curve_samples();
   const ChipCalibration a = fit_calibration(chip("h100-sxm"), s).calibration;
