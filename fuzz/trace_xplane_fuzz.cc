@@ -1,9 +1,8 @@
 // Any bytes given as an XSpace must decode or be refused with a located
 // error: no crash, no hang, no allocation beyond what the bytes can hold.
-// And a read without host timelines (the report's), which reads host events
-// only for their ops, warnings and errors, must agree with the full read:
-// the same error, or as many devices, ops and events per device and the
-// same warnings.
+// And a read without host timelines (the report's), which does not decode
+// host events where a device plane exists, must agree with the full read
+// on what it reads (below).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -24,12 +23,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   roofline::TraceReadOptions lean_options;
   lean_options.host_timelines = false;
   auto lean = roofline::parse_xplane(bytes, "fuzz.xplane.pb", lean_options);
-  if (trace.ok() != lean.ok()) std::abort();
-  if (!trace.ok()) {
-    if (trace.status().message() != lean.status().message()) std::abort();
+  // The lean read decodes a subset of what the full read does: it fails
+  // only where the full read fails; where the full read succeeds, it has the
+  // same devices with as many events, and no more ops or warnings. (A
+  // damaged host event it never decodes lets it succeed where the full read
+  // fails.)
+  if (!lean.ok()) {
+    if (trace.ok()) std::abort();
     return 0;
   }
-  if (lean->ops.size() != trace->ops.size() || lean->warnings != trace->warnings ||
+  if (!trace.ok()) return 0;
+  if (lean->ops.size() > trace->ops.size() || lean->warnings.size() > trace->warnings.size() ||
       lean->devices.size() != trace->devices.size())
     std::abort();
   for (std::size_t i = 0; i < lean->devices.size(); ++i)

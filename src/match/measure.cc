@@ -101,12 +101,12 @@ StepMix step_mix(std::vector<std::uint32_t> occurrences) {
 MeasuredTrace measure(const Trace& trace, std::optional<int> device_id) {
   MeasuredTrace out{.device_id = device_id};
   out.devices.resize(trace.devices.size());
-  detail::StatsParts stats = detail::compute_stats_parts(trace, OpStatsOptions{.device_id = device_id});
+  detail::StatsParts stats =
+      detail::compute_stats_parts(trace, OpStatsOptions{.device_id = device_id}, /*op_rows=*/false);
   std::vector<std::optional<std::size_t>> in_stats(trace.devices.size());
   for (std::size_t i = 0; i < stats.devices.size(); ++i) {
     DeviceStats& ds = stats.devices[i];
     in_stats[ds.device] = i;
-    ds.ops = {};
     out.devices[ds.device].stats = std::move(ds);
   }
   bool timed_on_host_steps = false;  // a device before this one will be

@@ -40,9 +40,16 @@ std::int64_t length(const std::vector<Interval>& v) {
 }
 
 struct Accum {
-  std::vector<std::int64_t> self_ps;
+  std::vector<std::int64_t> self_ps;  // with op rows only
+  std::int64_t count = 0;
+  std::int64_t total_ps = 0;  // of self times; kExactPs: too long or negative to be exact
   bool async = false;
 };
+
+// Below 2^53 ps (2.5 hours), a double holds every partial sum of integer
+// self times exactly: a total from the integers is the one finish_op sums
+// in order.
+constexpr std::int64_t kExactPs = std::int64_t{1} << 53;
 
 }  // namespace
 
@@ -166,6 +173,19 @@ bool busy_row(const OpStat& o) { return !o.async && o.op_class != OpClass::kSync
 
 // Ops in flight on async lines and sync waits are listed after the ops that
 // keep the device busy.
+// What fill_busy reads of an op's statistics (identity, count, total), for
+// a pass that wants no op rows: exactly finish_op's, given a total below
+// kExactPs.
+OpStat op_totals(const OpInfo& info, std::uint32_t op, bool async, std::int64_t count, std::int64_t total_ps) {
+  OpStat s;
+  s.op = op;
+  s.async = async;
+  detail::fill_identity(s, info);
+  s.count = count;
+  s.total_s = static_cast<double>(total_ps) * kPs;
+  return s;
+}
+
 bool by_total(const OpStat& a, const OpStat& b) {
   if (busy_row(a) != busy_row(b)) return busy_row(a);
   if (a.total_s != b.total_s) return a.total_s > b.total_s;
@@ -248,22 +268,34 @@ std::optional<StepStats> step_stats(const std::vector<Step>& steps, bool from_ho
 // One device's op events: self times per op row, the window of its busy
 // ops and the sum of their self times.
 struct DeviceEvents {
-  absl::flat_hash_map<std::uint64_t, Accum> ops;
+  std::vector<std::pair<std::uint64_t, Accum>> ops;  // by row_key, in order of first event
   std::int64_t first = std::numeric_limits<std::int64_t>::max();
   std::int64_t last = std::numeric_limits<std::int64_t>::min();
   std::int64_t busy_self_ps = 0, events = 0;
 };
 
-DeviceEvents collect_events(const Trace& t, const Device& d) {
+DeviceEvents collect_events(const Trace& t, const Device& d, bool op_rows) {
   DeviceEvents out;
+  // Rows by a dense index of row keys: a hash lookup per event was most of
+  // this pass on a pod host's 2.6 M device events.
+  constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  std::vector<std::uint32_t> slot(2 * t.ops.size(), kNone);
   for (const Event& e : d.events) {
     const LineRole role = d.lines[e.line].role;
     if (role != LineRole::kOps && role != LineRole::kAsyncOps) continue;
     const bool async = role == LineRole::kAsyncOps;
     ++out.events;
-    Accum& a = out.ops[row_key(e.op, async)];
-    a.async = async;
-    a.self_ps.push_back(e.self_ps);
+    const std::uint64_t key = row_key(e.op, async);
+    if (slot[key] == kNone) {
+      slot[key] = static_cast<std::uint32_t>(out.ops.size());
+      out.ops.emplace_back(key, Accum{});
+      out.ops.back().second.async = async;
+    }
+    Accum& a = out.ops[slot[key]].second;
+    if (op_rows) a.self_ps.push_back(e.self_ps);
+    a.count += 1;
+    // Saturated (rows needed after all) by a negative self time or a long total.
+    a.total_ps = e.self_ps < 0 || a.total_ps > kExactPs - e.self_ps ? kExactPs : a.total_ps + e.self_ps;
     if (async || t.ops[e.op].op_class == OpClass::kSync) continue;
     out.busy_self_ps += e.self_ps;
     out.first = std::min(out.first, e.start_ps);
@@ -532,7 +564,7 @@ DeviceStats device_identity(const Device& d, std::size_t index) {
   return ds;
 }
 
-StatsParts compute_stats_parts(const Trace& t, const OpStatsOptions& options) {
+StatsParts compute_stats_parts(const Trace& t, const OpStatsOptions& options, bool op_rows) {
   StatsParts out;
   // The rows over all devices, from each device's runs: the same runs as
   // all their events' self times would give, without holding those.
@@ -541,15 +573,26 @@ StatsParts compute_stats_parts(const Trace& t, const OpStatsOptions& options) {
   for (std::size_t di = 0; di < t.devices.size(); ++di) {
     const Device& d = t.devices[di];
     if (options.device_id && d.id != *options.device_id) continue;
-    DeviceEvents ev = collect_events(t, d);
+    DeviceEvents ev = collect_events(t, d, op_rows);
     if (ev.events == 0) continue;
+    // Without op rows, fill_busy needs each op's count and total only, which
+    // need no sorted self times, unless a total is too long to be exact.
+    const bool rows_here = op_rows || std::any_of(ev.ops.begin(), ev.ops.end(), [](const auto& kv) {
+      return kv.second.total_ps >= kExactPs;
+    });
+    if (rows_here && !op_rows) ev = collect_events(t, d, true);
     DeviceStats ds = device_identity(d, di);
     ds.op_events = ev.events;
     const double denominator = static_cast<double>(ev.busy_self_ps) * kPs;
     for (auto& [key, a] : ev.ops) {
       const auto op = static_cast<std::uint32_t>(key >> 1);
+      if (!rows_here) {
+        ds.ops.push_back(op_totals(t.ops[op], op, a.async, a.count, a.total_ps));
+        continue;
+      }
       const std::vector<DurationRun> runs = to_runs(a.self_ps);
       ds.ops.push_back(finish_op(t.ops[op], op, a.async, runs, denominator));
+      if (!op_rows) continue;
       OpDurations& row = all_ops[key];
       row.op = op;
       row.async = a.async;
@@ -558,6 +601,7 @@ StatsParts compute_stats_parts(const Trace& t, const OpStatsOptions& options) {
     ev.ops.clear();
     std::sort(ds.ops.begin(), ds.ops.end(), by_total);
     const std::vector<Interval> busy = fill_busy(t, d, ds, ev);
+    if (!op_rows) ds.ops.clear();
     gaps.push_back(busy.empty() ? std::vector<Interval>{} : largest_gaps(busy, options.idle_gaps));
     for (const Interval& g : gaps.back()) ds.idle_gaps.push_back(idle_gap(g));
     ds.steps = step_stats(device_step_list(t, d), d.steps.empty());

@@ -22,6 +22,10 @@ std::string_view instruction_name(std::string_view hlo_text) {
   return hlo_text.substr(1, eq - 1);
 }
 
+bool is_device_plane(std::string_view name) {
+  return name != "/host:metadata" && classify_plane(name).is_device;
+}
+
 }  // namespace
 
 XPlaneAssembler::XPlaneAssembler(std::string origin, const TraceReadOptions& options)
@@ -33,6 +37,10 @@ void XPlaneAssembler::warn_once(const std::string& key, std::string message) {
   if (warned_.emplace(key, true).second) builder_.trace().warnings.push_back(std::move(message));
 }
 
+void XPlaneAssembler::note_plane_name(std::string_view name) {
+  if (is_device_plane(name)) has_device_plane_ = true;
+}
+
 void XPlaneAssembler::add_plane(XPlaneView plane) {
   // Module names by program id, from every "<module>(<program id>)" name
   // (XLA Modules events, /host:metadata entries).
@@ -41,7 +49,7 @@ void XPlaneAssembler::add_plane(XPlaneView plane) {
     if (mn.program_id && !mn.name.empty() && mn.name.find(' ') == std::string::npos)
       module_by_program_.try_emplace(*mn.program_id, mn.name);
   }
-  if (plane.name != "/host:metadata" && classify_plane(plane.name).is_device) has_device_plane_ = true;
+  if (is_device_plane(plane.name)) has_device_plane_ = true;
   planes_.push_back(std::move(plane));
 }
 
@@ -86,6 +94,10 @@ bool XPlaneAssembler::keeps_events(std::size_t index) const {
 }
 
 bool XPlaneAssembler::drops_host_events() const { return !options_.host_timelines && has_device_plane_; }
+
+bool XPlaneAssembler::reads_events(std::string_view plane_name) const {
+  return !(drops_host_events() && classify_plane(plane_name).is_host);
+}
 
 absl::Status XPlaneAssembler::begin_plane(std::size_t index) {
   if (!base_computed_) compute_time_base();
@@ -172,7 +184,7 @@ void XPlaneAssembler::begin_entity(const XPlaneView& p) {
   PlaneState& st = *cur_;
   st.has_entity = true;
   Device& d = st.entity;
-  // Host events read only for their ops and errors are not kept: they
+  // Host events not wanted are not even decoded (decodes_events): they
   // would be three quarters of a TPU host's events (a pod host's profile:
   // 6.6 M of 9.2 M), dropped with the host timelines after the read anyway.
   st.drop_events = st.kind.is_host && drops_host_events();

@@ -57,6 +57,10 @@ class XPlaneAssembler {
   XPlaneAssembler(std::string origin, const TraceReadOptions& options);
   ~XPlaneAssembler();
 
+  // Before pass 1, optionally: the name of every plane in file order, so
+  // that whether a device plane exists (drops_host_events) is known while
+  // pass 1 reads the planes before it.
+  void note_plane_name(std::string_view name);
   // Pass 1, every plane in file order.
   void add_plane(XPlaneView plane);
   void add_hostname(std::string_view host) { hostnames_.emplace_back(host); }
@@ -64,10 +68,16 @@ class XPlaneAssembler {
   // Whether the events of the plane added `index`-th become a device's or a
   // host's (the others are read and dropped).
   bool keeps_events(std::size_t index) const;
-  // Whether host planes' events are read and dropped: the caller wants no
-  // host timelines (TraceReadOptions::host_timelines) and a device plane
-  // exists, so that no XLA:CPU device is made of them. Known after pass 1.
+  // Whether host planes' events are dropped: the caller wants no host
+  // timelines (TraceReadOptions::host_timelines) and a device plane exists,
+  // so that no XLA:CPU device is made of them. Known after pass 1.
   bool drops_host_events() const;
+  // Whether the events of a plane of this name are read at all: all but a
+  // host plane's whose events are dropped, since nothing reads them. Pass 1
+  // reads such a plane's lines only up to their first event (their
+  // timestamps come before it), and pass 2 none of its lines.
+  bool reads_events(std::string_view plane_name) const;
+  bool decodes_events(std::size_t index) const { return reads_events(planes_[index].name); }
 
   // Pass 2, planes in the order they were added.
   absl::Status begin_plane(std::size_t index);
@@ -98,7 +108,7 @@ class XPlaneAssembler {
   std::vector<XPlaneView> planes_;
   std::vector<std::string> hostnames_;
   absl::flat_hash_map<std::uint64_t, std::string> module_by_program_;
-  bool has_device_plane_ = false;  // among the planes added so far
+  bool has_device_plane_ = false;  // among the planes noted or added so far
   bool base_computed_ = false;
   std::int64_t base_ns_ = 0;
   std::unique_ptr<PlaneState> cur_;

@@ -55,7 +55,7 @@ absl::Status XPlaneAssembler::add_event(std::int64_t metadata_id, std::int64_t o
   if (es.device_offset != nullptr && es.device_duration != nullptr && !st.kind.is_host)
     device_clock_time(es, start_ps, duration_ps);
   if (es.device_ordinal != nullptr && st.kind.is_host) {
-    if (auto ordinal = device_ordinal(*es.device_ordinal); ordinal && !st.drop_events)
+    if (auto ordinal = device_ordinal(*es.device_ordinal))
       st.cpu_ordinals.emplace_back(static_cast<std::uint32_t>(st.entity.events.size()), *ordinal);
   }
   const std::uint32_t meta_slot = st.slot_of(metadata_id);
@@ -66,7 +66,6 @@ absl::Status XPlaneAssembler::add_event(std::int64_t metadata_id, std::int64_t o
   }
   st.drop_stats_not_naming_op(es, meta_slot);
   const std::uint32_t op = op_of_event(es, metadata_id, meta_slot);
-  if (st.drop_events) return absl::OkStatus();
   st.entity.events.push_back(Event{.start_ps = start_ps,
                                    .duration_ps = duration_ps,
                                    .self_ps = duration_ps,

@@ -229,12 +229,17 @@ class Decoder {
     Span span;
   };
 
-  absl::Status line_header(Span s, LineHeader& h) const {
+  // With `skim`, for a plane whose events are not read, the line is read
+  // only up to its first event once its timestamp is known (every writer we
+  // know puts fields in number order: id, name, timestamp_ns, then events).
+  absl::Status line_header(Span s, LineHeader& h, bool skim) const {
     std::size_t pos = s.begin;
     h.span = s;
     h.first_event = s.end;
     Field f;
+    bool has_timestamp = false;
     while (pos < s.end) {
+      if (skim && has_timestamp && base_[pos] == 0x22) return absl::OkStatus();
       // Events (tag 0x22) are most of a line: skipped here, any other field
       // or a broken one read by the general reader.
       if (std::size_t ep = pos + 1; base_[pos] == 0x22) {
@@ -259,6 +264,7 @@ class Decoder {
         case 3:
           ROOFLINE_RETURN_IF_ERROR(expect(f, kVarint, "XLine.timestamp_ns"));
           h.timestamp_ns = static_cast<std::int64_t>(f.value);
+          has_timestamp = true;
           break;
         case 2:
         case 11:
@@ -276,7 +282,20 @@ class Decoder {
     return absl::OkStatus();
   }
 
-  absl::Status plane_pass1(Span s, XPlaneView& p, std::vector<LineHeader>& lines) const {
+  // The plane's name (its last name field, as plane_pass1 reads it), or
+  // empty where its fields do not parse (plane_pass1 then says why).
+  std::string_view plane_name(Span s) const {
+    std::size_t pos = s.begin;
+    WireField w;
+    std::string_view name;
+    while (pos < s.end) {
+      if (read_wire_field(base_, pos, s.end, w) != WireFault::kNone) return {};
+      if (w.number == 2 && w.type == kLen) name = view(w.begin, w.end);
+    }
+    return name;
+  }
+
+  absl::Status plane_pass1(Span s, XPlaneView& p, std::vector<LineHeader>& lines, bool skim_lines) const {
     std::size_t pos = s.begin;
     Field f;
     std::vector<Span> event_meta;
@@ -294,7 +313,7 @@ class Decoder {
         case 3: {
           ROOFLINE_RETURN_IF_ERROR(expect(f, kLen, "XPlane.lines"));
           LineHeader h;
-          ROOFLINE_RETURN_IF_ERROR(line_header(f.payload, h));
+          ROOFLINE_RETURN_IF_ERROR(line_header(f.payload, h, skim_lines));
           p.line_timestamps_ns.push_back(h.timestamp_ns);
           p.event_count += h.events;
           lines.push_back(h);
@@ -524,10 +543,15 @@ absl::StatusOr<Trace> decode_xplane(std::string_view bytes, std::string_view ori
       else if (f.number == 4) a.add_hostname(dec.view(f.payload.begin, f.payload.end));
     }
   }
+  // Without host timelines, whether a device plane exists decides whether
+  // host planes' events are read at all: known from the names before pass 1.
+  std::vector<std::string_view> names(planes.size());
+  if (!options.host_timelines)
+    for (std::size_t i = 0; i < planes.size(); ++i) a.note_plane_name(names[i] = dec.plane_name(planes[i]));
   std::vector<std::vector<Decoder::LineHeader>> lines(planes.size());
   for (std::size_t i = 0; i < planes.size(); ++i) {
     XPlaneView p;
-    ROOFLINE_RETURN_IF_ERROR(dec.plane_pass1(planes[i], p, lines[i]));
+    ROOFLINE_RETURN_IF_ERROR(dec.plane_pass1(planes[i], p, lines[i], !a.reads_events(names[i])));
     a.add_plane(std::move(p));
   }
   // Pass 1 touched every page (line headers sit among the events); pass 2
@@ -537,10 +561,13 @@ absl::StatusOr<Trace> decode_xplane(std::string_view bytes, std::string_view ori
   bool aggregated = false;
   for (std::size_t i = 0; i < planes.size(); ++i) {
     ROOFLINE_RETURN_IF_ERROR(a.begin_plane(i));
-    for (const Decoder::LineHeader& l : lines[i]) {
-      ROOFLINE_RETURN_IF_ERROR(dec.line_events(l, a, stats, aggregated));
-      if (release) release->release_before(l.span.end);
-    }
+    // Events nothing keeps are not decoded: a TPU host's, two thirds of a
+    // pod host's profile, in a read without host timelines (the report's).
+    if (a.decodes_events(i))
+      for (const Decoder::LineHeader& l : lines[i]) {
+        ROOFLINE_RETURN_IF_ERROR(dec.line_events(l, a, stats, aggregated));
+        if (release) release->release_before(l.span.end);
+      }
     a.end_plane();
   }
   auto trace = a.finish();

@@ -12,6 +12,7 @@
 #include "roofline/match/match.hpp"
 #include "roofline/match/measured.hpp"
 #include "roofline/report/render.hpp"
+#include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
 #include "tests/test_support.hpp"
 
@@ -163,6 +164,57 @@ TEST_CASE("measured: each step's mix of ops, with overlapping steps, and the med
   const OpGroups g = group_ops(t, m, std::vector<std::size_t>{0});
   REQUIRE(g.groups.size() == 2);
   CHECK(g.groups[0].median_s() == Approx(7e-12));  // (5 + 9) / 2
+}
+
+TEST_CASE("measured: a device's statistics are the statistics pass's, to the bit, with totals past 2^53 ps too") {
+  // measure() sums each op's self times as integers instead of sorting
+  // them; below 2^53 ps that is the double sum the statistics make in
+  // order, above it (5 + (2^53 + 1): the sum in order rounds to 2^53 + 4,
+  // the integers give 2^53 + 6) it falls back to the sorted sum.
+  auto device_with = [](std::vector<std::int64_t> self_ps) {
+    Trace t;
+    for (const char* name : {"a", "b"}) {
+      OpInfo op;
+      op.name = name;
+      op.category = name;
+      t.ops.push_back(op);
+    }
+    Device d;
+    d.name = "GPU 0";
+    d.kind = DeviceKind::kGpu;
+    d.lines.push_back(Line{.id = 7, .name = "stream 7", .role = LineRole::kOps});
+    std::int64_t at = 0;
+    for (std::size_t i = 0; i < self_ps.size(); ++i) {
+      Event e;
+      e.start_ps = at;
+      e.duration_ps = e.self_ps = self_ps[i];
+      e.op = static_cast<std::uint32_t>(i % 2);
+      at += self_ps[i] + 1;
+      d.events.push_back(e);
+    }
+    t.devices.push_back(d);
+    return t;
+  };
+  const std::int64_t big = (std::int64_t{1} << 53) + 1;
+  for (const auto& self_ps : {std::vector<std::int64_t>{5, 7, 9, 11}, std::vector<std::int64_t>{5, 3, big, 4},
+                              std::vector<std::int64_t>{big, 3, 5, 4}}) {
+    const Trace t = device_with(self_ps);
+    const MeasuredTrace m = measure(t, std::nullopt);
+    const TraceStats s = compute_op_stats(t);
+    REQUIRE(m.devices[0].stats);
+    REQUIRE(s.devices.size() == 1);
+    const std::vector<CategoryStat>&x = m.devices[0].stats->categories, &y = s.devices[0].categories;
+    REQUIRE(x.size() == y.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      CHECK(x[i].category == y[i].category);
+      CHECK(x[i].count == y[i].count);
+      CHECK(x[i].total_s == y[i].total_s);  // to the bit
+      CHECK(x[i].busy_s == y[i].busy_s);
+    }
+    CHECK(m.devices[0].stats->ops.empty());  // measure() makes no op rows
+  }
+  // The rounding the fallback is for: the sum in order is not the integers'.
+  CHECK(5.0 + static_cast<double>(big) != static_cast<double>(5 + big));
 }
 
 TEST_CASE("measured: a measurement that is not the trace's is refused, not reported") {

@@ -65,10 +65,12 @@ struct TraceReadOptions {
   // of a PyTorch trace). The report reads none of them, and drops them as
   // each file is read, so that a pod's many files never hold them together;
   // host steps (ProfilerStep ranges) and what linked kernels to their
-  // launches are kept either way. An XPlane with a device plane then keeps
-  // no host events at all (they never become XLA:CPU devices there): they
-  // are decoded for the ops they name, their warnings and their errors, so
-  // that the rest of the Trace is the full read's.
+  // launches are kept either way. An XPlane with a device plane then does
+  // not decode its host planes' events at all (they never become XLA:CPU
+  // devices there): its devices, their events and the ops those name are
+  // the full read's, but ops only host events name are not in Trace::ops,
+  // and a damaged host event, which the full read refuses, goes unseen
+  // (its line is read up to its first event).
   bool host_timelines = true;
   // Files of a directory or a list read at once, one task per file; 0 is
   // std::thread::hardware_concurrency(). The result does not depend on it:
