@@ -6,8 +6,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 
+#include "roofline/match/measured.hpp"
 #include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
 
@@ -23,15 +25,40 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   roofline::TraceReadOptions lean_options;
   lean_options.host_timelines = false;
   auto lean = roofline::parse_xplane(bytes, "fuzz.xplane.pb", lean_options);
-  // The lean read decodes a subset of what the full read does: it fails
-  // only where the full read fails; where the full read succeeds, it has the
-  // same devices with as many events, and no more ops or warnings. (A
-  // damaged host event it never decodes lets it succeed where the full read
-  // fails.)
+  // The lean read decodes a subset of what the full read does. Without a
+  // device plane (XLA:CPU) that is everything: the same error, or the same
+  // ops and warnings. With one, it fails only where the full read fails
+  // (a damaged host event it never decodes lets it succeed where the full
+  // read fails), and otherwise has the same devices with as many events,
+  // and no more ops or warnings.
+  const auto has_device_plane = [](const roofline::Trace& t) {
+    for (const roofline::Device& d : t.devices)
+      if (d.kind != roofline::DeviceKind::kCpu) return true;
+    return false;
+  };
   if (!lean.ok()) {
     if (trace.ok()) std::abort();
     return 0;
   }
+  if (!has_device_plane(*lean)) {
+    if (!trace.ok() || lean->ops.size() != trace->ops.size() || lean->warnings != trace->warnings) std::abort();
+  }
+  // The report's statistics of the lean read (no op rows, integer totals)
+  // split busy time as the statistics pass does.
+  const roofline::MeasuredTrace m = roofline::measure(*lean, std::nullopt);
+  const roofline::TraceStats s = roofline::compute_op_stats(*lean);
+  std::size_t with_stats = 0;
+  for (const roofline::MeasuredDevice& d : m.devices) {
+    if (!d.stats) continue;
+    if (with_stats >= s.devices.size()) std::abort();
+    const auto &x = d.stats->categories, &y = s.devices[with_stats++].categories;
+    if (x.size() != y.size()) std::abort();
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (x[i].category != y[i].category || x[i].count != y[i].count || x[i].total_s != y[i].total_s ||
+          x[i].busy_s != y[i].busy_s)
+        std::abort();
+  }
+  if (with_stats != s.devices.size()) std::abort();
   if (!trace.ok()) return 0;
   if (lean->ops.size() > trace->ops.size() || lean->warnings.size() > trace->warnings.size() ||
       lean->devices.size() != trace->devices.size())

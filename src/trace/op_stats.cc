@@ -1,6 +1,7 @@
 #include "roofline/trace/op_stats.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <limits>
 #include <map>
 
@@ -274,19 +275,23 @@ struct DeviceEvents {
   std::int64_t busy_self_ps = 0, events = 0;
 };
 
-DeviceEvents collect_events(const Trace& t, const Device& d, bool op_rows) {
+// Rows by a dense index of row keys (a hash lookup per event was most of
+// collect_events on a pod host's 2.6 M device events): one table for all
+// devices, cleared behind each, so that many devices cost their events,
+// not their number times the ops.
+constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
+
+DeviceEvents collect_events(const Trace& t, const Device& d, bool op_rows, std::vector<std::uint32_t>& slot) {
   DeviceEvents out;
-  // Rows by a dense index of row keys: a hash lookup per event was most of
-  // this pass on a pod host's 2.6 M device events.
-  constexpr std::uint32_t kNone = ~std::uint32_t{0};
-  std::vector<std::uint32_t> slot(2 * t.ops.size(), kNone);
+  slot.resize(2 * t.ops.size(), kNoSlot);
   for (const Event& e : d.events) {
     const LineRole role = d.lines[e.line].role;
     if (role != LineRole::kOps && role != LineRole::kAsyncOps) continue;
     const bool async = role == LineRole::kAsyncOps;
     ++out.events;
     const std::uint64_t key = row_key(e.op, async);
-    if (slot[key] == kNone) {
+    assert(e.op < t.ops.size());  // Trace's invariant (trace.hpp): every reader keeps it
+    if (slot[key] == kNoSlot) {
       slot[key] = static_cast<std::uint32_t>(out.ops.size());
       out.ops.emplace_back(key, Accum{});
       out.ops.back().second.async = async;
@@ -301,6 +306,7 @@ DeviceEvents collect_events(const Trace& t, const Device& d, bool op_rows) {
     out.first = std::min(out.first, e.start_ps);
     out.last = std::max(out.last, e.end_ps());
   }
+  for (const auto& [key, a] : out.ops) slot[key] = kNoSlot;
   return out;
 }
 
@@ -570,17 +576,18 @@ StatsParts compute_stats_parts(const Trace& t, const OpStatsOptions& options, bo
   // all their events' self times would give, without holding those.
   absl::flat_hash_map<std::uint64_t, OpDurations> all_ops;
   std::vector<std::vector<Interval>> gaps;
+  std::vector<std::uint32_t> slot;  // collect_events'
   for (std::size_t di = 0; di < t.devices.size(); ++di) {
     const Device& d = t.devices[di];
     if (options.device_id && d.id != *options.device_id) continue;
-    DeviceEvents ev = collect_events(t, d, op_rows);
+    DeviceEvents ev = collect_events(t, d, op_rows, slot);
     if (ev.events == 0) continue;
     // Without op rows, fill_busy needs each op's count and total only, which
     // need no sorted self times, unless a total is too long to be exact.
     const bool rows_here = op_rows || std::any_of(ev.ops.begin(), ev.ops.end(), [](const auto& kv) {
       return kv.second.total_ps >= kExactPs;
     });
-    if (rows_here && !op_rows) ev = collect_events(t, d, true);
+    if (rows_here && !op_rows) ev = collect_events(t, d, true, slot);
     DeviceStats ds = device_identity(d, di);
     ds.op_events = ev.events;
     const double denominator = static_cast<double>(ev.busy_self_ps) * kPs;

@@ -74,8 +74,8 @@ class XPlaneAssembler {
   bool drops_host_events() const;
   // Whether the events of a plane of this name are read at all: all but a
   // host plane's whose events are dropped, since nothing reads them. Pass 1
-  // reads such a plane's lines only up to their first event (their
-  // timestamps come before it), and pass 2 none of its lines.
+  // then does not look into its lines (nor take their timestamps into the
+  // time base), and pass 2 has none to decode.
   bool reads_events(std::string_view plane_name) const;
   bool decodes_events(std::size_t index) const { return reads_events(planes_[index].name); }
 

@@ -229,17 +229,12 @@ class Decoder {
     Span span;
   };
 
-  // With `skim`, for a plane whose events are not read, the line is read
-  // only up to its first event once its timestamp is known (every writer we
-  // know puts fields in number order: id, name, timestamp_ns, then events).
-  absl::Status line_header(Span s, LineHeader& h, bool skim) const {
+  absl::Status line_header(Span s, LineHeader& h) const {
     std::size_t pos = s.begin;
     h.span = s;
     h.first_event = s.end;
     Field f;
-    bool has_timestamp = false;
     while (pos < s.end) {
-      if (skim && has_timestamp && base_[pos] == 0x22) return absl::OkStatus();
       // Events (tag 0x22) are most of a line: skipped here, any other field
       // or a broken one read by the general reader.
       if (std::size_t ep = pos + 1; base_[pos] == 0x22) {
@@ -264,7 +259,6 @@ class Decoder {
         case 3:
           ROOFLINE_RETURN_IF_ERROR(expect(f, kVarint, "XLine.timestamp_ns"));
           h.timestamp_ns = static_cast<std::int64_t>(f.value);
-          has_timestamp = true;
           break;
         case 2:
         case 11:
@@ -295,7 +289,9 @@ class Decoder {
     return name;
   }
 
-  absl::Status plane_pass1(Span s, XPlaneView& p, std::vector<LineHeader>& lines, bool skim_lines) const {
+  // Without `read_lines` (a plane whose events nothing reads), its lines
+  // are not looked into: no headers, no timestamps for the time base.
+  absl::Status plane_pass1(Span s, XPlaneView& p, std::vector<LineHeader>& lines, bool read_lines) const {
     std::size_t pos = s.begin;
     Field f;
     std::vector<Span> event_meta;
@@ -312,8 +308,9 @@ class Decoder {
           break;
         case 3: {
           ROOFLINE_RETURN_IF_ERROR(expect(f, kLen, "XPlane.lines"));
+          if (!read_lines) break;
           LineHeader h;
-          ROOFLINE_RETURN_IF_ERROR(line_header(f.payload, h, skim_lines));
+          ROOFLINE_RETURN_IF_ERROR(line_header(f.payload, h));
           p.line_timestamps_ns.push_back(h.timestamp_ns);
           p.event_count += h.events;
           lines.push_back(h);
@@ -551,7 +548,7 @@ absl::StatusOr<Trace> decode_xplane(std::string_view bytes, std::string_view ori
   std::vector<std::vector<Decoder::LineHeader>> lines(planes.size());
   for (std::size_t i = 0; i < planes.size(); ++i) {
     XPlaneView p;
-    ROOFLINE_RETURN_IF_ERROR(dec.plane_pass1(planes[i], p, lines[i], !a.reads_events(names[i])));
+    ROOFLINE_RETURN_IF_ERROR(dec.plane_pass1(planes[i], p, lines[i], a.reads_events(names[i])));
     a.add_plane(std::move(p));
   }
   // Pass 1 touched every page (line headers sit among the events); pass 2
@@ -563,6 +560,7 @@ absl::StatusOr<Trace> decode_xplane(std::string_view bytes, std::string_view ori
     ROOFLINE_RETURN_IF_ERROR(a.begin_plane(i));
     // Events nothing keeps are not decoded: a TPU host's, two thirds of a
     // pod host's profile, in a read without host timelines (the report's).
+    // (Pass 1 kept no line of such a plane already.)
     if (a.decodes_events(i))
       for (const Decoder::LineHeader& l : lines[i]) {
         ROOFLINE_RETURN_IF_ERROR(dec.line_events(l, a, stats, aggregated));

@@ -187,17 +187,20 @@ TEST_CASE("measured: a device's statistics are the statistics pass's, to the bit
     for (std::size_t i = 0; i < self_ps.size(); ++i) {
       Event e;
       e.start_ps = at;
-      e.duration_ps = e.self_ps = self_ps[i];
+      e.duration_ps = std::max<std::int64_t>(self_ps[i], 1);
+      e.self_ps = self_ps[i];
       e.op = static_cast<std::uint32_t>(i % 2);
-      at += self_ps[i] + 1;
+      at += e.duration_ps + 1;
       d.events.push_back(e);
     }
     t.devices.push_back(d);
     return t;
   };
-  const std::int64_t big = (std::int64_t{1} << 53) + 1;
+  const std::int64_t big = (std::int64_t{1} << 53) + 1, huge = std::int64_t{1} << 60;
+  // Op a gets the even places, b the odd ones. The last case: a negative
+  // self time, whose sum in order (-2^60, then 2^60 + 5) rounds to 0.
   for (const auto& self_ps : {std::vector<std::int64_t>{5, 7, 9, 11}, std::vector<std::int64_t>{5, 3, big, 4},
-                              std::vector<std::int64_t>{big, 3, 5, 4}}) {
+                              std::vector<std::int64_t>{big, 3, 5, 4}, std::vector<std::int64_t>{-huge, 3, huge + 5, 4}}) {
     const Trace t = device_with(self_ps);
     const MeasuredTrace m = measure(t, std::nullopt);
     const TraceStats s = compute_op_stats(t);
@@ -215,6 +218,7 @@ TEST_CASE("measured: a device's statistics are the statistics pass's, to the bit
   }
   // The rounding the fallback is for: the sum in order is not the integers'.
   CHECK(5.0 + static_cast<double>(big) != static_cast<double>(5 + big));
+  CHECK(-static_cast<double>(huge) + static_cast<double>(huge + 5) != 5.0);
 }
 
 TEST_CASE("measured: a measurement that is not the trace's is refused, not reported") {

@@ -505,9 +505,9 @@ TEST_CASE("xplane: without host timelines and with a device plane, host events a
   check_same_devices(*full, *bad_lean);
 }
 
-TEST_CASE("xplane: a host plane before the device plane is not decoded either, nor is its framing past the first event") {
+TEST_CASE("xplane: a host plane before the device plane is not looked into either") {
   // The host plane first: whether a device plane exists is known from the
-  // planes' names before pass 1. Its line's events end in a truncated
+  // planes' names before pass 1. Its line ends in a truncated events
   // field, which a full read refuses and a lean one never reaches.
   Pb host;
   host.sint(1, 9).bytes(2, "/host:CPU");
@@ -515,11 +515,7 @@ TEST_CASE("xplane: a host plane before the device plane is not decoded either, n
   thread.sint(1, 7).bytes(2, "python/12").sint(3, 1000);
   thread.msg(4, rt::event(1, 0, 5'000'000));
   std::string line = thread.str() + std::string("\x22\x7f", 2);  // an events field 127 bytes long, cut short
-  // A second line puts its timestamp after its events, so pass 1 walks them
-  // all; one has a negative duration, an error only where it is decoded.
-  Pb late;
-  late.sint(1, 8).bytes(2, "python/13").msg(4, rt::event(1, 0, -3)).sint(3, 1000);
-  host.bytes(3, line).msg(3, late).msg(4, rt::event_metadata(1, "PjitFunction(f)"));
+  host.bytes(3, line).msg(4, rt::event_metadata(1, "PjitFunction(f)"));
   const std::string bytes = xspace({host, tpu_plane()});
   auto full = parse_xplane(bytes, "h.xplane.pb");
   REQUIRE_FALSE(full.ok());
@@ -535,6 +531,31 @@ TEST_CASE("xplane: a host plane before the device plane is not decoded either, n
   // and the damage refused either way.
   auto cpu_only = parse_xplane(xspace({host}), "h.xplane.pb", {.host_timelines = false});
   REQUIRE_FALSE(cpu_only.ok());
+}
+
+TEST_CASE("xplane: the time base of a read without host timelines is taken from the lines it reads") {
+  // A host line past 46 days (kSafeNs; 58 days here, still within int64
+  // picoseconds of the TPU's line) makes a full read count times from the
+  // earliest line (the TPU's, at 1000 ns); the lean read does not look at
+  // host lines, and its TPU lines are small enough to count from 0. The
+  // events are the same instants either way.
+  Pb host;
+  host.sint(1, 9).bytes(2, "/host:CPU");
+  Pb thread;
+  thread.sint(1, 7).bytes(2, "python/12").sint(3, std::int64_t{5'000'000'000'000'000});
+  thread.msg(4, rt::event(1, 0, 5'000));
+  host.msg(3, thread).msg(4, rt::event_metadata(1, "PjitFunction(f)"));
+  const std::string bytes = xspace({tpu_plane(), host});
+  auto full = parse_xplane(bytes, "h.xplane.pb");
+  auto lean = parse_xplane(bytes, "h.xplane.pb", {.host_timelines = false});
+  REQUIRE(full.ok());
+  REQUIRE(lean.ok());
+  CHECK(full->time_origin_ns == 1000);
+  REQUIRE(full->devices.size() == lean->devices.size());
+  REQUIRE_FALSE(full->devices[0].events.empty());
+  REQUIRE(full->devices[0].events.size() == lean->devices[0].events.size());
+  for (std::size_t e = 0; e < full->devices[0].events.size(); ++e)
+    CHECK(lean->devices[0].events[e].start_ps == full->devices[0].events[e].start_ps + 1000 * 1000);
 }
 
 TEST_CASE("xplane: real profiles read without host timelines equal the full read less its hosts") {

@@ -66,11 +66,14 @@ struct TraceReadOptions {
   // each file is read, so that a pod's many files never hold them together;
   // host steps (ProfilerStep ranges) and what linked kernels to their
   // launches are kept either way. An XPlane with a device plane then does
-  // not decode its host planes' events at all (they never become XLA:CPU
-  // devices there): its devices, their events and the ops those name are
-  // the full read's, but ops only host events name are not in Trace::ops,
-  // and a damaged host event, which the full read refuses, goes unseen
-  // (its line is read up to its first event).
+  // not look into its host planes' lines at all (they never become XLA:CPU
+  // devices there). Its devices and their events are the full read's, and
+  // so are the ops those name (their indices may differ); but ops only host
+  // events name are not in Trace::ops, warnings about host events are not
+  // given, a damaged host line or event, which the full read refuses, goes
+  // unseen, and the time base (Trace::time_origin_ns) is taken from the
+  // lines read, so that event times may count from another origin than a
+  // full read's where host lines are far from the device's.
   bool host_timelines = true;
   // Files of a directory or a list read at once, one task per file; 0 is
   // std::thread::hardware_concurrency(). The result does not depend on it:
