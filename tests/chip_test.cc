@@ -265,6 +265,9 @@ TEST_CASE("chip: malformed specs are refused with the field named") {
        "/dcn_latency_s: expected a positive number"},
       {"unsourced DCN latency", [](json& j) { j["dcn_latency_s"] = 1e-5; },
        "/sources: no source backs 'dcn_latency_s'"},
+      {"unsourced die", [](json& j) { j["die"] = "GA100"; }, "/sources: no source backs 'die'"},
+      {"empty die", [](json& j) { j["die"] = ""; }, "/die: expected a non-empty string"},
+      {"die not a string", [](json& j) { j["die"] = 100; }, "/die: expected a string"},
       // v5e's DCN is 3.125e9 B/s per chip.
       {"achieved DCN above the line rate", [](json& j) { j["achieved"]["dcn_bytes_per_s"] = 4e9; },
        "/achieved/dcn_bytes_per_s: an achieved rate above the DCN bandwidth"},
@@ -478,4 +481,18 @@ TEST_CASE("chip: DCN latency and achieved DCN rate are optional, and round-trip"
   REQUIRE(back.ok());
   CHECK(back->dcn_latency_s == 2e-5);
   CHECK(back->achieved.dcn_bytes_per_s == 5e9);
+}
+
+TEST_CASE("chip: the die a part is built on is optional, sourced, and shared by the parts of one die") {
+  CHECK(roofline::chip("a100-sxm").die == "GA100");
+  CHECK(roofline::chip("a100-sxm-40gb").die == "GA100");
+  CHECK(roofline::chip("h100-sxm").die == "GH100");
+  CHECK(roofline::chip("h200").die == "GH100");
+  CHECK(roofline::chip("tpu-v5e").die.empty());
+  // Parts of one die have the same compute: the same peaks.
+  CHECK(roofline::chip("a100-sxm").peak_flops_per_s == roofline::chip("a100-sxm-40gb").peak_flops_per_s);
+  CHECK(roofline::chip("h100-sxm").peak_flops_per_s == roofline::chip("h200").peak_flops_per_s);
+  absl::StatusOr<Chip> back = roofline::parse_chip(roofline::chip_to_json(roofline::chip("h200")), "h200.json");
+  REQUIRE(back.ok());
+  CHECK(back->die == "GH100");
 }

@@ -126,6 +126,11 @@ struct Chip {
   std::string display_name;  // "TPU v5e"
   std::string vendor;        // "google", "nvidia", "amd"
   ChipKind kind = ChipKind::kTpu;
+  // The silicon the part is built on ("GA100"), where another embedded
+  // chip shares it: a calibration of one is taken for the other when a
+  // file has none of its own (roofline/calibrate/io.hpp), its efficiencies
+  // being fractions of each part's own peaks. Empty: none named.
+  std::string die;
   // Dense (not sparse) peak per class; 0 where the chip has no such unit.
   std::array<double, kPeakClassCount> peak_flops_per_s{};
   double hbm_bytes = 0;

@@ -30,6 +30,7 @@ void bind_chips(nb::module_& m) {
       .def_ro("name", &Chip::name)
       .def_ro("display_name", &Chip::display_name)
       .def_ro("vendor", &Chip::vendor)
+      .def_ro("die", &Chip::die, "The silicon it is built on (\"GA100\"), where another built-in chip shares it; empty otherwise.")
       .def_prop_ro("kind", [](const Chip& c) { return c.kind == ChipKind::kTpu ? "tpu" : "gpu"; })
       .def_prop_ro("peak_flops_per_s", &peaks, "Peak FLOP/s per precision class (bf16, fp8, int8, fp32, ...).")
       .def_ro("hbm_bytes", &Chip::hbm_bytes)

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "roofline/detail/cat.hpp"
@@ -75,14 +76,32 @@ FidelityRow row_of(std::string name, std::string chip, const std::vector<const C
 }
 
 // The calibrated expectation of every op of one chip under cross-validation.
-void cross_validate(const Chip& chip, std::vector<Compared*>& ops, const FitOptions& fit, std::vector<std::string>& notes) {
+// Classes the training part cannot fit take `same_die`'s (a fit to the
+// traces of another part of the same die, never the one tested) where it
+// has them.
+void cross_validate(const Chip& chip, std::vector<Compared*>& ops, const FitOptions& fit,
+                    const CalibrationFit* same_die, std::vector<std::string>& notes) {
   std::map<std::string, std::vector<Compared*>> by_trace;
   for (Compared* c : ops) by_trace[c->sample.trace].push_back(c);
+  std::set<std::string> borrowed;  // classes taken from same_die in some fold
   const auto fit_and_test = [&](const std::vector<Compared*>& train, const std::vector<Compared*>& test) {
     std::vector<CalibrationSample> samples;
     for (const Compared* c : train) samples.push_back(c->sample);
-    const CalibrationFit f = fit_calibration(chip, samples, fit);
+    CalibrationFit f = fit_calibration(chip, samples, fit);
+    if (same_die) {
+      const auto before = f.classes;
+      fill_from_same_die(f, *same_die);
+      for (int i = 0; i < kCostClassCount; ++i)
+        if (f.classes[i].origin != before[i].origin) borrowed.insert(std::string(cost_class_name(static_cast<CostClass>(i))));
+    }
     for (Compared* c : test) c->calibrated_s = expected_s(c->sample, f.calibration);
+  };
+  const auto note_borrowed = [&] {
+    if (borrowed.empty()) return;
+    std::string classes;
+    for (const std::string& c : borrowed) classes += detail::cat(classes.empty() ? "" : ", ", c);
+    notes.push_back(detail::cat(chip.name, ": classes its own training traces cannot fit (", classes, ") take ",
+                                same_die->calibration.chip, "'s fit to its own traces (the same ", chip.die, " die)"));
   };
   if (by_trace.size() >= 2) {
     for (const auto& [trace, test] : by_trace) {
@@ -91,6 +110,7 @@ void cross_validate(const Chip& chip, std::vector<Compared*>& ops, const FitOpti
         if (c->sample.trace != trace) train.push_back(c);
       fit_and_test(train, test);
     }
+    note_borrowed();
     return;
   }
   std::vector<Compared*> halves[2];
@@ -100,6 +120,7 @@ void cross_validate(const Chip& chip, std::vector<Compared*>& ops, const FitOpti
   notes.push_back(detail::cat(chip.name, ": one trace with compared ops (", by_trace.begin()->first,
                               "): calibrated figures from two folds of its ops (", halves[0].size(), " and ",
                               halves[1].size(), ", split by a hash of the op name)"));
+  note_borrowed();
 }
 
 }  // namespace
@@ -128,12 +149,25 @@ FidelityResult run_fidelity(std::span<const FidelityTrace> traces, const Fidelit
     const ChipCalibration builtin = default_calibration(chip);
     for (Compared* c : ops) c->builtin_s = expected_s(c->sample, builtin);
     if (options.calibration == nullptr) {
-      cross_validate(chip, ops, options.fit, out.notes);
+      // The first other chip of the same die (by name) with compared ops:
+      // its fit to all its traces.
+      std::optional<CalibrationFit> same_die;
+      for (const auto& [other, other_ops] : by_chip) {
+        if (other == name || chip.die.empty() || chips[other]->die != chip.die) continue;
+        std::vector<CalibrationSample> samples;
+        for (const Compared* c : other_ops) samples.push_back(c->sample);
+        same_die = fit_calibration(*chips[other], samples, options.fit);
+        break;
+      }
+      cross_validate(chip, ops, options.fit, same_die ? &*same_die : nullptr, out.notes);
       continue;
     }
     const ChipCalibration* given = options.calibration->find(name);
     if (given == nullptr)
       out.notes.push_back(detail::cat("the calibration given has no entry for ", name, ": its built-in calibration is used"));
+    else if (std::any_of(options.calibration->same_die.begin(), options.calibration->same_die.end(),
+                         [&](const ChipCalibration& c) { return &c == given; }))
+      out.notes.push_back(detail::cat("the calibration given has no entry for ", name, ": ", given->origin));
     for (Compared* c : ops) c->calibrated_s = expected_s(c->sample, given ? *given : builtin);
   }
 

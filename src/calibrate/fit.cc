@@ -215,6 +215,18 @@ std::string fmt(double v) { return detail::cat(std::round(v * 100) / 100); }
 
 std::string_view curve_origin_name(CurveOrigin o) { return o == CurveOrigin::kFitted ? "fit" : "built-in"; }
 
+void fill_from_same_die(CalibrationFit& own, const CalibrationFit& other) {
+  for (int i = 0; i < kCostClassCount; ++i) {
+    if (own.classes[i].origin != CurveOrigin::kBuiltIn || other.classes[i].origin != CurveOrigin::kFitted) continue;
+    const auto c = static_cast<CostClass>(i);
+    own.calibration.curve(c) = other.calibration.curve(c);
+    if (c == CostClass::kMatmul) own.calibration.matmul_math_efficiency = other.calibration.matmul_math_efficiency;
+    own.classes[i] = other.classes[i];
+    own.notes.push_back(detail::cat(cost_class_name(c), ": ", other.calibration.chip, "'s fit (the same die; ",
+                                    other.classes[i].quality.samples, " samples)"));
+  }
+}
+
 FitQuality fit_quality(const ChipCalibration& calibration, std::span<const CalibrationSample> samples) {
   std::vector<double> e;
   for (const CalibrationSample& s : samples) e.push_back(abs_error(s.measured_s, expected_s(s, calibration)));

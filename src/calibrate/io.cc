@@ -3,6 +3,7 @@
 // line:column for text that is not JSON).
 #include "roofline/calibrate/io.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -221,7 +222,41 @@ std::string line_column(std::string_view text, std::size_t at) {
 const ChipCalibration* CalibrationFile::find(std::string_view chip) const {
   for (const CalibrationFit& f : chips)
     if (f.calibration.chip == chip) return &f.calibration;
+  for (const ChipCalibration& c : same_die)
+    if (c.chip == chip) return &c;
   return nullptr;
+}
+
+void add_same_die_entries(CalibrationFile& file) {
+  file.same_die.clear();
+  const auto die_of = [](std::string_view name) -> std::string_view {
+    for (const Chip& c : embedded_chips())
+      if (c.name == name) return c.die;
+    return {};
+  };
+  for (const Chip& chip : embedded_chips()) {
+    if (chip.die.empty()) continue;
+    const auto own = std::find_if(file.chips.begin(), file.chips.end(),
+                                  [&](const CalibrationFit& f) { return f.calibration.chip == chip.name; });
+    if (own != file.chips.end()) continue;
+    for (const CalibrationFit& f : file.chips) {
+      if (die_of(f.calibration.chip) != chip.die) continue;
+      // Its classes that were fitted; the chip's own built-in curves for
+      // the rest (they come from its own spec).
+      CalibrationFit own;
+      own.calibration = default_calibration(chip);
+      fill_from_same_die(own, f);
+      std::string taken;
+      for (int i = 0; i < kCostClassCount; ++i)
+        if (own.classes[i].origin == CurveOrigin::kFitted)
+          taken += detail::cat(taken.empty() ? "" : ", ", cost_class_name(static_cast<CostClass>(i)));
+      if (taken.empty()) break;  // nothing fitted: the built-in calibration it has anyway
+      own.calibration.origin = detail::cat("the same ", chip.die, " die as ", f.calibration.chip, ": its ",
+                                           f.calibration.origin, " for ", taken, "; built-in for the rest");
+      file.same_die.push_back(std::move(own.calibration));
+      break;
+    }
+  }
 }
 
 std::string calibration_to_json(const CalibrationFile& file) {
@@ -236,7 +271,9 @@ absl::StatusOr<CalibrationFile> parse_calibration(std::string_view text, std::st
   // that overflows a double): catch all it throws here.
   try {
     const json j = json::parse(text.begin(), text.end());
-    return read_file(r, j);
+    absl::StatusOr<CalibrationFile> file = read_file(r, j);
+    if (file.ok()) add_same_die_entries(*file);
+    return file;
   } catch (const json::parse_error& e) {
     // e.byte counts from 1 and points at the character that failed.
     return absl::InvalidArgumentError(detail::cat(origin, ":", line_column(text, e.byte > 0 ? e.byte - 1 : 0),

@@ -340,7 +340,8 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
   ROOFLINE_RETURN_IF_ERROR(r.only_keys(
       j, "", {"name", "display_name", "vendor", "kind", "device_names", "peak_flops_per_s",
               "hbm_bytes", "hbm_bytes_per_s", "on_chip", "interconnect", "dcn_bytes_per_s",
-              "dcn_latency_s", "pcie_bytes_per_s", "chips_per_host", "cores_per_chip", "achieved", "sources"}));
+              "dcn_latency_s", "pcie_bytes_per_s", "chips_per_host", "cores_per_chip", "achieved", "sources",
+              "die"}));
   ROOFLINE_ASSIGN_OR_RETURN(c.name, r.string(j, "", "name"));
   ROOFLINE_ASSIGN_OR_RETURN(c.display_name, r.string(j, "", "display_name"));
   ROOFLINE_ASSIGN_OR_RETURN(c.vendor, r.string(j, "", "vendor"));
@@ -349,6 +350,11 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
   if (kind == "tpu") c.kind = ChipKind::kTpu;
   else if (kind == "gpu") c.kind = ChipKind::kGpu;
   else return r.error("/kind", "expected tpu or gpu");
+  // Optional: the die, a claim that needs a source like any figure.
+  if (j.contains("die")) {
+    ROOFLINE_ASSIGN_OR_RETURN(c.die, r.string(j, "", "die"));
+    figures.insert("die");
+  }
 
   const json* names = nullptr;
   ROOFLINE_ASSIGN_OR_RETURN(names, r.member(j, "", "device_names"));
@@ -490,6 +496,7 @@ std::string chip_to_json(const Chip& c) {
   j["display_name"] = c.display_name;
   j["vendor"] = c.vendor;
   j["kind"] = c.kind == ChipKind::kTpu ? "tpu" : "gpu";
+  if (!c.die.empty()) j["die"] = c.die;
   j["device_names"] = c.device_names;
   json peaks = json::object();
   for (int i = 0; i < kPeakClassCount; ++i)

@@ -125,6 +125,7 @@ ChipText chip_text(const Chip& c, int index) {
       "     .display_name = ", literal(c.display_name), ",\n",
       "     .vendor = ", literal(c.vendor), ",\n",
       "     .kind = ", enumerator(c.kind, "ChipKind"), ",\n",
+      "     .die = ", literal(c.die), ",\n",
       "     .peak_flops_per_s = {", peaks, "},\n",
       "     .hbm_bytes = ", number(c.hbm_bytes), ",\n",
       "     .hbm_bytes_per_s = ", number(c.hbm_bytes_per_s), ",\n",

@@ -94,6 +94,32 @@ TEST_CASE("fidelity: one trace is split in two folds of its ops, and a bound abo
   CHECK(r.overall.calibrated.median_abs_error < 1e-6);
 }
 
+TEST_CASE("fidelity: a class a chip's own traces cannot fit takes the fit of a part of the same die") {
+  // h200 and h100-sxm are both GH100 (Chip::die). The H200 trace has 4
+  // memory ops on the H100 curve: 2 per fold, fewer than 3, so its own folds
+  // keep the built-in curve, and the H100 trace's fit predicts them exactly.
+  std::vector<CalibrationSample> few;
+  for (const CalibrationSample& s : testing::known_curve_samples("h200"))
+    if (s.op == "add.3" || s.op == "add.5" || s.op == "add.7" || s.op == "add.9") few.push_back(s);
+  FidelityTrace h200 = trace_of("h200", few);
+  h200.chip = chip("h200");
+  h200.report.chip = "h200";
+  REQUIRE(chip("h200").die == chip("h100-sxm").die);
+  const std::vector<FidelityTrace> traces = {trace_of("a", testing::known_curve_samples("a")), h200};
+  const FidelityResult r = run_fidelity(traces);
+  REQUIRE(r.traces.size() == 2);
+  CHECK(r.traces[1].ops == 4);
+  CHECK(r.traces[1].calibrated.p90_abs_error < 1e-6);
+  CHECK(r.traces[1].builtin.median_abs_error > 0.05);  // what it would have had
+  const bool noted = std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+    return n.find("h200: classes its own training traces cannot fit (matmul, memory) take h100-sxm's fit") == 0;
+  });
+  INFO(r.notes.size() << " notes, the last: " << (r.notes.empty() ? "" : r.notes.back()));
+  CHECK(noted);
+  // The H100 trace is unchanged by it: it fits its own classes.
+  CHECK(r.traces[0].calibrated.median_abs_error < 1e-6);
+}
+
 TEST_CASE("fidelity: a calibration given is judged as it is") {
   const std::vector<FidelityTrace> traces = {trace_of("a", testing::known_curve_samples("a"))};
   CalibrationFile file;

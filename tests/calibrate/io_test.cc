@@ -32,6 +32,42 @@ std::string edited(std::string_view from, std::string_view to) {
   return text.replace(at, from.size(), to);
 }
 
+TEST_CASE("calibration file: a chip it has no entry for takes the fit of a part of the same die") {
+  // two_chips() fits h100-sxm (matmul and memory) and has tpu-v6e built in;
+  // h200 is the same GH100 die as h100-sxm.
+  auto f = parse_calibration(calibration_to_json(two_chips()), "cal.json");
+  REQUIRE(f.ok());
+  REQUIRE(f->chips.size() == 2);
+  const ChipCalibration* own = f->find("h100-sxm");
+  const ChipCalibration* h200 = f->find("h200");
+  REQUIRE(own != nullptr);
+  REQUIRE(h200 != nullptr);
+  CHECK(h200->chip == "h200");
+  CHECK(h200->origin.find("the same GH100 die as h100-sxm: its fit to") == 0);
+  CHECK(h200->origin.find("for matmul, memory; built-in for the rest") != std::string::npos);
+  for (CostClass c : {CostClass::kMatmul, CostClass::kMemory}) {
+    CHECK(h200->curve(c).floor_s == own->curve(c).floor_s);
+    CHECK(h200->curve(c).memory_efficiency == own->curve(c).memory_efficiency);
+  }
+  CHECK(h200->matmul_math_efficiency == own->matmul_math_efficiency);
+  // The classes h100-sxm kept built-in are the H200's own built-in curves.
+  const ChipCalibration builtin = default_calibration(chip("h200"));
+  for (CostClass c : {CostClass::kCollective, CostClass::kHostLink}) {
+    CHECK(h200->curve(c).floor_s == builtin.curve(c).floor_s);
+    CHECK(h200->curve(c).link_efficiency == builtin.curve(c).link_efficiency);
+  }
+  // No die shared, no entry: the built-in calibration applies.
+  CHECK(f->find("b200") == nullptr);
+  CHECK(f->find("tpu-v5e") == nullptr);
+  // Not written: the file's text is its entries only.
+  CHECK(calibration_to_json(*f).find("h200") == std::string::npos);
+  // A part's own entry wins over the same die's.
+  CalibrationFile both = two_chips();
+  both.chips.push_back(fit_calibration(chip("h200"), {}));
+  add_same_die_entries(both);
+  CHECK(both.find("h200") == &both.chips.back().calibration);
+}
+
 TEST_CASE("calibration file: round trip") {
   const CalibrationFile a = two_chips();
   const std::string text = calibration_to_json(a);

@@ -26,6 +26,13 @@ def test_chips_are_the_embedded_table():
     assert v5e.peak_flops_per_s["bf16"] == 1.97e14
 
 
+def test_chips_of_one_die():
+    # docs/chip_spec.md `die`: the parts a calibration carries over between.
+    assert roofline.chip("a100-sxm").die == roofline.chip("a100-sxm-40gb").die == "GA100"
+    assert roofline.chip("h200").die == "GH100"
+    assert roofline.chip("tpu-v5e").die == ""
+
+
 def test_chip_from_its_own_json(tmp_path):
     spec = tmp_path / "mine.json"
     spec.write_text(roofline.chip("h100-sxm").to_json())

@@ -59,6 +59,13 @@ struct CalibrationFit {
 // out, with a note). With no sample at all, the built-in calibration.
 CalibrationFit fit_calibration(const Chip& chip, std::vector<CalibrationSample> samples, const FitOptions& options = {});
 
+// Classes `own` keeps built-in and `other` (a fit of another part built on
+// the same die, Chip::die) fitted take `other`'s curve (for matmuls, its
+// efficiency per peak class too), with a note naming `other`'s chip. An
+// efficiency is a fraction of each part's own peaks and a floor a launch,
+// so one part's fit times the other with its own peaks and launches.
+void fill_from_same_die(CalibrationFit& own, const CalibrationFit& other);
+
 // |measured / expected - 1| of `calibration` over `samples`: their count,
 // median and 90th percentile.
 FitQuality fit_quality(const ChipCalibration& calibration, std::span<const CalibrationSample> samples);

@@ -33,10 +33,20 @@ inline constexpr int kCalibrationVersion = 1;
 
 struct CalibrationFile {
   std::vector<CalibrationFit> chips;  // one per chip, names unique
+  // Not in the file's text: for each embedded chip the file has no entry
+  // for, the calibration of the first entry whose chip is built on the same
+  // die (Chip::die: an A100 40GB takes an A100 80GB's fit), under its own
+  // name, its origin saying whose it is. An efficiency is a fraction of
+  // each part's own peaks, so the fit of one part times the other with its
+  // own peaks. Filled by parse_calibration (add_same_die_entries).
+  std::vector<ChipCalibration> same_die;
 
-  // The calibration of `chip`, or nullptr when the file has none.
+  // The calibration of `chip`: its entry, else a same-die one, else nullptr.
   const ChipCalibration* find(std::string_view chip) const;
 };
+
+// Fills file.same_die from file.chips (a file built in code, not read).
+void add_same_die_entries(CalibrationFile& file);
 
 // The file's text: two-space indented JSON, keys sorted, numbers that read
 // back to the same doubles (a written file reads back equal).

@@ -36,6 +36,7 @@ struct EmbeddedChip {
   std::string_view display_name;
   std::string_view vendor;
   ChipKind kind = ChipKind::kTpu;
+  std::string_view die;
   std::array<double, kPeakClassCount> peak_flops_per_s{};
   double hbm_bytes = 0;
   double hbm_bytes_per_s = 0;
@@ -71,6 +72,7 @@ inline Chip make_chip(const EmbeddedChip& e) {
   c.display_name = std::string(e.display_name);
   c.vendor = std::string(e.vendor);
   c.kind = e.kind;
+  c.die = std::string(e.die);
   c.peak_flops_per_s = e.peak_flops_per_s;
   c.hbm_bytes = e.hbm_bytes;
   c.hbm_bytes_per_s = e.hbm_bytes_per_s;
