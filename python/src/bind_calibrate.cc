@@ -65,6 +65,7 @@ CalibrationFile calibrate(const nb::handle& paths, const nb::object& chip_obj, i
   CalibrationFile file;
   for (auto& [name, entry] : by_chip)
     file.chips.push_back(fit_calibration(entry.first, std::move(entry.second), {.min_samples = min_samples}));
+  add_same_die_entries(file);  // as reading its file back makes them
   return file;
 }
 

@@ -91,8 +91,11 @@ void cross_validate(const Chip& chip, std::vector<Compared*>& ops, const FitOpti
     if (same_die) {
       const auto before = f.classes;
       fill_from_same_die(f, *same_die);
+      // Named where it times an op tested.
       for (int i = 0; i < kCostClassCount; ++i)
-        if (f.classes[i].origin != before[i].origin) borrowed.insert(std::string(cost_class_name(static_cast<CostClass>(i))));
+        if (f.classes[i].origin != before[i].origin &&
+            std::any_of(test.begin(), test.end(), [&](const Compared* c) { return static_cast<int>(c->sample.cost_class) == i; }))
+          borrowed.insert(std::string(cost_class_name(static_cast<CostClass>(i))));
     }
     for (Compared* c : test) c->calibrated_s = expected_s(c->sample, f.calibration);
   };
@@ -149,14 +152,18 @@ FidelityResult run_fidelity(std::span<const FidelityTrace> traces, const Fidelit
     const ChipCalibration builtin = default_calibration(chip);
     for (Compared* c : ops) c->builtin_s = expected_s(c->sample, builtin);
     if (options.calibration == nullptr) {
-      // The first other chip of the same die (by name) with compared ops:
-      // its fit to all its traces.
+      // The first other chip of the same die (by name) whose fit to all its
+      // traces fits a class.
       std::optional<CalibrationFit> same_die;
       for (const auto& [other, other_ops] : by_chip) {
         if (other == name || chip.die.empty() || chips[other]->die != chip.die) continue;
         std::vector<CalibrationSample> samples;
         for (const Compared* c : other_ops) samples.push_back(c->sample);
-        same_die = fit_calibration(*chips[other], samples, options.fit);
+        CalibrationFit f = fit_calibration(*chips[other], samples, options.fit);
+        if (std::none_of(f.classes.begin(), f.classes.end(),
+                         [](const ClassFit& k) { return k.origin == CurveOrigin::kFitted; }))
+          continue;
+        same_die = std::move(f);
         break;
       }
       cross_validate(chip, ops, options.fit, same_die ? &*same_die : nullptr, out.notes);

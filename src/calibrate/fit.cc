@@ -220,7 +220,13 @@ void fill_from_same_die(CalibrationFit& own, const CalibrationFit& other) {
     if (own.classes[i].origin != CurveOrigin::kBuiltIn || other.classes[i].origin != CurveOrigin::kFitted) continue;
     const auto c = static_cast<CostClass>(i);
     own.calibration.curve(c) = other.calibration.curve(c);
-    if (c == CostClass::kMatmul) own.calibration.matmul_math_efficiency = other.calibration.matmul_math_efficiency;
+    // Per peak class, only the units other's matmuls ran on: for the rest
+    // its value is its own spec's, not a measurement.
+    if (c == CostClass::kMatmul)
+      for (const CalibrationSample& s : other.samples)
+        if (s.cost_class == CostClass::kMatmul)
+          own.calibration.matmul_math_efficiency[static_cast<int>(s.peak_used)] =
+              other.calibration.matmul_math_efficiency[static_cast<int>(s.peak_used)];
     own.classes[i] = other.classes[i];
     own.notes.push_back(detail::cat(cost_class_name(c), ": ", other.calibration.chip, "'s fit (the same die; ",
                                     other.classes[i].quality.samples, " samples)"));

@@ -250,7 +250,7 @@ void add_same_die_entries(CalibrationFile& file) {
       for (int i = 0; i < kCostClassCount; ++i)
         if (own.classes[i].origin == CurveOrigin::kFitted)
           taken += detail::cat(taken.empty() ? "" : ", ", cost_class_name(static_cast<CostClass>(i)));
-      if (taken.empty()) break;  // nothing fitted: the built-in calibration it has anyway
+      if (taken.empty()) continue;  // nothing fitted: another part of the die may have
       own.calibration.origin = detail::cat("the same ", chip.die, " die as ", f.calibration.chip, ": its ",
                                            f.calibration.origin, " for ", taken, "; built-in for the rest");
       file.same_die.push_back(std::move(own.calibration));

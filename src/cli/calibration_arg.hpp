@@ -14,7 +14,8 @@ inline const OptionSpec kCalibrationOption{"calibration", "FILE",
 
 // The calibration the expected times come from: the file's entry for
 // `chip` when --calibration names a file `roofline calibrate` wrote (a chip
-// the file lacks keeps its built-in one, as `roofline report` does), else
+// the file lacks takes a same-die entry, else keeps its built-in one, as
+// `roofline report` does), else
 // the chip's built-in calibration. Errors: the file cannot be read or is
 // not a calibration file (located, naming the file).
 absl::StatusOr<ChipCalibration> calibration_arg(const Args& args, const Chip& chip);

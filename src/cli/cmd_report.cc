@@ -88,7 +88,7 @@ int run(const Args& args) {
   }();
   if (!read.ok()) return fail(read.status());
   // The calibration file's entries for the chip (given, or the one the
-  // trace names) and the what-if chip; a chip it lacks keeps its built-in one.
+  // trace names) and the what-if chip; a chip it lacks takes a same-die entry or keeps its built-in one.
   if (args.has("calibration")) use_calibration_file(read->trace, read->measured, calibration, options);
   auto report = make_report(read->trace, std::move(read->measured), options, kCliWords);
   if (!report.ok()) return fail(report.status());

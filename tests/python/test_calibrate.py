@@ -65,8 +65,9 @@ def test_calibration_object_times_as_the_file_does(cli, in_repo, tmp_path):
                                     "--batch-tokens", "131072", "--remat", "full", "--no-pp", "--calibration",
                                     str(path), "--format", "csv")
     assert json.loads(plan.to_json())["calibration"] == cal["tpu-v6e"].origin
-    # A chip the file does not calibrate keeps its built-in curves; another
-    # chip's ChipCalibration is refused.
+    # A chip the file does not calibrate (nor a part of its die: v5e has
+    # none) keeps its built-in curves; another chip's ChipCalibration is
+    # refused.
     v5e = roofline.chip("tpu-v5e")
     assert roofline.expected(mm, v5e, calibration=cal) == roofline.expected(mm, v5e)
     with pytest.raises(ValueError, match="tpu-v6e"):

@@ -40,7 +40,8 @@ struct FidelityTrace {
 
 struct FidelityOptions {
   // A calibration to judge instead of the cross-validated fit; a chip it
-  // lacks uses its built-in calibration (a note says so).
+  // lacks uses a same-die entry (CalibrationFile::find) or else its
+  // built-in calibration (a note says which).
   const CalibrationFile* calibration = nullptr;
   FitOptions fit = {};
 };

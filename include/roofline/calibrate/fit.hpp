@@ -44,7 +44,7 @@ std::string_view curve_origin_name(CurveOrigin o);  // "built-in", "fit"
 
 struct ClassFit {
   CurveOrigin origin = CurveOrigin::kBuiltIn;
-  FitQuality quality;  // on this class's own samples
+  FitQuality quality;  // on this class's own samples (the other part's, when taken by fill_from_same_die)
 };
 
 // A fitted calibration with what it came from.

@@ -33,12 +33,14 @@ inline constexpr int kCalibrationVersion = 1;
 
 struct CalibrationFile {
   std::vector<CalibrationFit> chips;  // one per chip, names unique
-  // Not in the file's text: for each embedded chip the file has no entry
-  // for, the calibration of the first entry whose chip is built on the same
-  // die (Chip::die: an A100 40GB takes an A100 80GB's fit), under its own
-  // name, its origin saying whose it is. An efficiency is a fraction of
-  // each part's own peaks, so the fit of one part times the other with its
-  // own peaks. Filled by parse_calibration (add_same_die_entries).
+  // Not in the file's text: for each built-in chip the file has no entry
+  // for, the classes fitted by the first entry whose chip is built on the
+  // same die (Chip::die: an A100 40GB takes an A100 80GB's fit), and the
+  // chip's own built-in curves for the rest (fill_from_same_die), under its
+  // own name, its origin saying whose. An efficiency is a fraction of each
+  // part's own peaks, so the fit of one part times the other with its own
+  // peaks. Filled by parse_calibration (add_same_die_entries); calling that
+  // again, or editing `chips`, invalidates what find() returned.
   std::vector<ChipCalibration> same_die;
 
   // The calibration of `chip`: its entry, else a same-die one, else nullptr.

@@ -134,8 +134,9 @@ absl::StatusOr<Report> make_report(const Trace& trace, MeasuredTrace measured, c
 
 // Points options.calibration at `file`'s entry for the chip the report will
 // predict on (options.chip, else the chip the trace's selected devices name)
-// and options.target_calibration at its entry for the what-if chip; a chip
-// the file has no entry for keeps its built-in calibration (nullptr), as
+// and options.target_calibration at its entry for the what-if chip
+// (CalibrationFile::find: a same-die entry where the file has none of its
+// own); a chip with neither keeps its built-in calibration (nullptr), as
 // does a trace whose chip cannot be decided (make_report then says why).
 // Call it after setting chip, target_chip and device_id; `file` must
 // outlive `options`.
