@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/detail/status_macros.hpp"
 #include "roofline/format/json.hpp"
@@ -230,9 +231,8 @@ const ChipCalibration* CalibrationFile::find(std::string_view chip) const {
 void add_same_die_entries(CalibrationFile& file) {
   file.same_die.clear();
   const auto die_of = [](std::string_view name) -> std::string_view {
-    for (const Chip& c : embedded_chips())
-      if (c.name == name) return c.die;
-    return {};
+    absl::StatusOr<const Chip*> c = find_chip(name);
+    return c.ok() ? std::string_view((*c)->die) : std::string_view();
   };
   for (const Chip& chip : embedded_chips()) {
     if (chip.die.empty()) continue;
@@ -243,17 +243,17 @@ void add_same_die_entries(CalibrationFile& file) {
       if (die_of(f.calibration.chip) != chip.die) continue;
       // Its classes that were fitted; the chip's own built-in curves for
       // the rest (they come from its own spec).
-      CalibrationFit own;
-      own.calibration = default_calibration(chip);
-      fill_from_same_die(own, f);
+      CalibrationFit borrowed;
+      borrowed.calibration = default_calibration(chip);
+      fill_from_same_die(borrowed, f);
       std::string taken;
       for (int i = 0; i < kCostClassCount; ++i)
-        if (own.classes[i].origin == CurveOrigin::kFitted)
+        if (borrowed.classes[i].origin == CurveOrigin::kFitted)
           taken += detail::cat(taken.empty() ? "" : ", ", cost_class_name(static_cast<CostClass>(i)));
       if (taken.empty()) continue;  // nothing fitted: another part of the die may have
-      own.calibration.origin = detail::cat("the same ", chip.die, " die as ", f.calibration.chip, ": its ",
-                                           f.calibration.origin, " for ", taken, "; built-in for the rest");
-      file.same_die.push_back(std::move(own.calibration));
+      borrowed.calibration.origin = detail::cat("the same ", chip.die, " die as ", f.calibration.chip, ": its ",
+                                                f.calibration.origin, " for ", taken, "; built-in for the rest");
+      file.same_die.push_back(std::move(borrowed.calibration));
       break;
     }
   }

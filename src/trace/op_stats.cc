@@ -101,6 +101,19 @@ OpStat finish_op(const OpInfo& info, std::uint32_t op, bool async, const std::ve
   return s;
 }
 
+// What fill_busy reads of an op's statistics (identity, count, total), for
+// a pass that wants no op rows: exactly finish_op's, given a total below
+// kExactPs.
+OpStat op_totals(const OpInfo& info, std::uint32_t op, bool async, std::int64_t count, std::int64_t total_ps) {
+  OpStat s;
+  s.op = op;
+  s.async = async;
+  detail::fill_identity(s, info);
+  s.count = count;
+  s.total_s = static_cast<double>(total_ps) * kPs;
+  return s;
+}
+
 // Ascending order, as std::sort gives it; by bytes (least significant
 // first, skipping the bytes all values share) for the long vectors of a
 // pod's devices, where one op runs hundreds of thousands of times.
@@ -174,19 +187,6 @@ bool busy_row(const OpStat& o) { return !o.async && o.op_class != OpClass::kSync
 
 // Ops in flight on async lines and sync waits are listed after the ops that
 // keep the device busy.
-// What fill_busy reads of an op's statistics (identity, count, total), for
-// a pass that wants no op rows: exactly finish_op's, given a total below
-// kExactPs.
-OpStat op_totals(const OpInfo& info, std::uint32_t op, bool async, std::int64_t count, std::int64_t total_ps) {
-  OpStat s;
-  s.op = op;
-  s.async = async;
-  detail::fill_identity(s, info);
-  s.count = count;
-  s.total_s = static_cast<double>(total_ps) * kPs;
-  return s;
-}
-
 bool by_total(const OpStat& a, const OpStat& b) {
   if (busy_row(a) != busy_row(b)) return busy_row(a);
   if (a.total_s != b.total_s) return a.total_s > b.total_s;

@@ -184,10 +184,10 @@ void XPlaneAssembler::begin_entity(const XPlaneView& p) {
   PlaneState& st = *cur_;
   st.has_entity = true;
   Device& d = st.entity;
-  // Host events not wanted are not even decoded (decodes_events): they
-  // would be three quarters of a TPU host's events (a pod host's profile:
-  // 6.6 M of 9.2 M), dropped with the host timelines after the read anyway.
-  st.drop_events = st.kind.is_host && drops_host_events();
+  // Host events not wanted are not even read (reads_events): they would be
+  // three quarters of a TPU host's events (a pod host's profile: 6.6 M of
+  // 9.2 M), dropped with the host timelines after the read anyway.
+  st.drop_events = !reads_events(p.name);
   if (!st.drop_events) d.events.reserve(p.event_count);
   d.name = std::string(p.name);
   d.host = hostnames_.empty() ? std::string() : hostnames_.front();

@@ -77,7 +77,6 @@ class XPlaneAssembler {
   // then does not look into its lines (nor take their timestamps into the
   // time base), and pass 2 has none to decode.
   bool reads_events(std::string_view plane_name) const;
-  bool decodes_events(std::size_t index) const { return reads_events(planes_[index].name); }
 
   // Pass 2, planes in the order they were added.
   absl::Status begin_plane(std::size_t index);

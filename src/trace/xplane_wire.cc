@@ -558,14 +558,13 @@ absl::StatusOr<Trace> decode_xplane(std::string_view bytes, std::string_view ori
   bool aggregated = false;
   for (std::size_t i = 0; i < planes.size(); ++i) {
     ROOFLINE_RETURN_IF_ERROR(a.begin_plane(i));
-    // Events nothing keeps are not decoded: a TPU host's, two thirds of a
-    // pod host's profile, in a read without host timelines (the report's).
-    // (Pass 1 kept no line of such a plane already.)
-    if (a.decodes_events(i))
-      for (const Decoder::LineHeader& l : lines[i]) {
-        ROOFLINE_RETURN_IF_ERROR(dec.line_events(l, a, stats, aggregated));
-        if (release) release->release_before(l.span.end);
-      }
+    // A plane whose events nothing reads (a TPU host's, two thirds of a pod
+    // host's profile, in the report's read) has no lines here: pass 1 kept
+    // none (XPlaneAssembler::reads_events).
+    for (const Decoder::LineHeader& l : lines[i]) {
+      ROOFLINE_RETURN_IF_ERROR(dec.line_events(l, a, stats, aggregated));
+      if (release) release->release_before(l.span.end);
+    }
     a.end_plane();
   }
   auto trace = a.finish();
