@@ -16,6 +16,11 @@ Seeds give libFuzzer a start on each path a real trace takes:
                           the inflated-bytes budget across stats.
   gzip_stat.xplane.pb.gz  the first XSpace gzip'd whole (report_fuzz reads
                           any bytes, gzip'd XSpaces included).
+  host_gaps.xplane.pb     a host plane before a TPU plane whose ops leave
+                          idle gaps: host events in gaps, out of them, out
+                          of order, with a device_ordinal stat, naming an
+                          op the TPU names too (the statistics' two partial
+                          reads, src/trace/stats_file_read.cc).
 Field numbers follow xplane.proto, as tests/trace/xspace_writer.hpp does.
 The bombs stay small on purpose: libFuzzer's -max_len becomes the largest
 seed, and inflate output is at most about 1000 times its input.
@@ -130,6 +135,29 @@ def xspace(categories):
     return f_bytes(1, plane) + f_bytes(4, "tpu-host")
 
 
+def host_gaps():
+    """A host plane, then a TPU whose ops run [0, 10), [20, 30), [40, 45) and
+    [60, 70) ms: the host's events overlap the idle gaps or not."""
+    ms = 10**9
+    ops = f_varint(1, 3) + f_bytes(2, "XLA Ops") + f_varint(3, 1000)
+    for mid, at, dur in ((1, 0, 10), (1, 20, 10), (2, 40, 5), (1, 60, 10)):
+        ops += f_bytes(4, event(mid, at * ms, dur * ms))
+    flops = f_bytes(5, f_varint(1, 5) + f_varint(4, 200))
+    tpu = f_varint(1, 2) + f_bytes(2, "/device:TPU:0") + f_bytes(3, ops)
+    tpu += f_bytes(4, event_metadata(1, "fusion.1", "fusion.1")) + f_bytes(4, event_metadata(2, "b", "b", flops))
+    tpu += f_bytes(5, stat_metadata(5, "flops"))
+    ordinal = f_bytes(4, f_varint(1, 6) + f_varint(4, 1))
+    thread = f_varint(1, 7) + f_bytes(2, "python/12") + f_varint(3, 1000)
+    for mid, at, dur, stats in ((1, 0, 100, b""), (2, 12, 6, b""), (2, 35, 5, b""), (3, 62, 2, b""),
+                                (4, 15, 1, ordinal), (4, 80, 1, b"")):
+        thread += f_bytes(4, event(mid, at * ms, dur * ms) + stats)
+    host = f_varint(1, 9) + f_bytes(2, "/host:CPU") + f_bytes(3, thread)
+    for mid, name in ((1, "PjitFunction(f)"), (2, "wait"), (3, "between"), (4, "b")):
+        host += f_bytes(4, event_metadata(mid, name, name))
+    host += f_bytes(5, stat_metadata(6, "device_ordinal"))
+    return f_bytes(1, host) + f_bytes(1, tpu) + f_bytes(4, "tpu-host")
+
+
 def write(target, name, data):
     d = os.path.join(CORPUS, target)
     os.makedirs(d, exist_ok=True)
@@ -149,6 +177,7 @@ def main():
         write(target, "gzip_stat.xplane.pb", gz_stat)
         write(target, "stat_bomb.xplane.pb", stat_bomb)
     write("report_fuzz", "gzip_stat.xplane.pb.gz", gz(gz_stat))
+    write("trace_xplane_fuzz", "host_gaps.xplane.pb", host_gaps())
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 // error: no crash, no hang, no allocation beyond what the bytes can hold.
 // And a read without host timelines (the report's), which does not decode
 // host events where a device plane exists, must agree with the full read
-// on what it reads (below).
+// on what it reads; and the statistics' two partial reads (devices, then
+// only the host events in the devices' idle gaps) must give the whole
+// read's statistics to the bit (below).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -10,8 +12,12 @@
 #include <string_view>
 
 #include "roofline/match/measured.hpp"
+#include "roofline/report/json.hpp"
 #include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
+#include "roofline/trace/stats_partial.hpp"
+#include "src/trace/stats_file_read.hpp"
+#include "src/trace/xplane_decode.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // The CLI's defaults (read.hpp): the limits a user meets. Inflate output
@@ -21,6 +27,31 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   auto trace = roofline::parse_xplane(bytes, "fuzz.xplane.pb", options);
   if (trace.ok()) (void)roofline::compute_op_stats(*trace);
+
+  // The statistics' reads: the whole read's error where they fail (a
+  // damaged host event outside every gap, which they never decode, lets
+  // them succeed where it fails), else its statistics exactly.
+  auto planned = roofline::detail::stats_of_reads(
+      [&](roofline::detail::XPlaneReadPlan* plan) {
+        return roofline::detail::decode_xplane(bytes, "fuzz.xplane.pb", options, nullptr, plan);
+      },
+      {}, false);
+  if (!planned.ok()) {
+    if (trace.ok() || planned.status() != trace.status()) std::abort();
+  } else if (trace.ok()) {
+    const roofline::detail::StatsParts& p = planned->parts;
+    const roofline::TraceStats s =
+        roofline::detail::finish_stats(p.devices, p.busy_self_ps, p.skew_inputs, p.rows, planned->trace.ops);
+    if (roofline::to_json(planned->trace, s, SIZE_MAX).dump() !=
+        roofline::to_json(*trace, roofline::compute_op_stats(*trace), SIZE_MAX).dump())
+      std::abort();
+    // The partial too: its ops in trace order, which ties follow.
+    roofline::Trace whole = *trace;
+    roofline::detail::StatsParts whole_parts = roofline::detail::compute_stats_parts(whole, {});
+    if (roofline::stats_partial_json(roofline::detail::partial_of_parts(planned->trace, planned->parts, {})) !=
+        roofline::stats_partial_json(roofline::detail::partial_of_parts(whole, std::move(whole_parts), {})))
+      std::abort();
+  }
 
   roofline::TraceReadOptions lean_options;
   lean_options.host_timelines = false;

@@ -330,13 +330,18 @@ IdleGap idle_gap(const Interval& g) {
           .host = {}};
 }
 
+}  // namespace
+
+namespace detail {
+
 // What the host was doing during each device's largest gaps: per host event
 // name, the time it was innermost on the host timelines of the device's
 // host (all host timelines when either side names no host), largest first.
 // One pass over each host's timelines serves all its devices' gaps, so the
 // host's events are never held as segments.
-void add_host_activity(const Trace& t, std::vector<DeviceStats>& devices,
-                       const std::vector<std::vector<Interval>>& gaps, const OpStatsOptions& options) {
+void add_host_activity(const Trace& t, StatsParts& parts, const OpStatsOptions& options) {
+  std::vector<DeviceStats>& devices = parts.devices;
+  const std::vector<std::vector<TimeWindow>>& gaps = parts.gaps;
   const std::size_t keep = options.idle_gaps;
   if (t.hosts.empty()) return;
   std::map<std::string, std::vector<std::size_t>> by_host;  // device host -> indexes into `devices`
@@ -344,7 +349,7 @@ void add_host_activity(const Trace& t, std::vector<DeviceStats>& devices,
     if (!gaps[i].empty()) by_host[devices[i].host].push_back(i);
   for (const auto& [host, members] : by_host) {
     struct Target {
-      Interval gap;
+      TimeWindow gap;
       absl::flat_hash_map<std::uint32_t, std::int64_t>* by_op;
     };
     std::vector<absl::flat_hash_map<std::uint32_t, std::int64_t>> by_op(members.size() * keep);
@@ -352,9 +357,10 @@ void add_host_activity(const Trace& t, std::vector<DeviceStats>& devices,
     for (std::size_t m = 0; m < members.size(); ++m)
       for (std::size_t g = 0; g < gaps[members[m]].size(); ++g)
         targets.push_back({gaps[members[m]][g], &by_op[m * keep + g]});
-    std::sort(targets.begin(), targets.end(), [](const Target& a, const Target& b) { return a.gap.start < b.gap.start; });
+    std::sort(targets.begin(), targets.end(),
+              [](const Target& a, const Target& b) { return a.gap.start_ps < b.gap.start_ps; });
     std::int64_t longest = 0;
-    for (const Target& x : targets) longest = std::max(longest, x.gap.end - x.gap.start);
+    for (const Target& x : targets) longest = std::max(longest, x.gap.end_ps - x.gap.start_ps);
     for (const Device& h : t.hosts) {
       if (!host.empty() && !h.host.empty() && h.host != host) continue;
       // Within a line segments come in order of start, so the first gap that
@@ -368,12 +374,12 @@ void add_host_activity(const Trace& t, std::vector<DeviceStats>& devices,
         const std::int64_t from = seg.start - longest;
         if (from < last_from)
           first = std::lower_bound(targets.begin(), targets.end(), from,
-                                   [](const Target& x, std::int64_t v) { return x.gap.start < v; });
+                                   [](const Target& x, std::int64_t v) { return x.gap.start_ps < v; });
         else
-          while (first != targets.end() && first->gap.start < from) ++first;
+          while (first != targets.end() && first->gap.start_ps < from) ++first;
         last_from = from;
-        for (auto it = first; it != targets.end() && it->gap.start < seg.end; ++it) {
-          const std::int64_t a = std::max(seg.start, it->gap.start), b = std::min(seg.end, it->gap.end);
+        for (auto it = first; it != targets.end() && it->gap.start_ps < seg.end; ++it) {
+          const std::int64_t a = std::max(seg.start, it->gap.start_ps), b = std::min(seg.end, it->gap.end_ps);
           if (b > a) (*it->by_op)[seg.op] += b - a;
         }
       });
@@ -391,6 +397,10 @@ void add_host_activity(const Trace& t, std::vector<DeviceStats>& devices,
       }
   }
 }
+
+}  // namespace detail
+
+namespace {
 
 // Rank of a class in the split of busy time: an instant when ops of several
 // classes run is charged to the lowest rank.
@@ -571,11 +581,16 @@ DeviceStats device_identity(const Device& d, std::size_t index) {
 }
 
 StatsParts compute_stats_parts(const Trace& t, const OpStatsOptions& options, bool op_rows) {
+  StatsParts out = compute_device_parts(t, options, op_rows);
+  add_host_activity(t, out, options);
+  return out;
+}
+
+StatsParts compute_device_parts(const Trace& t, const OpStatsOptions& options, bool op_rows) {
   StatsParts out;
   // The rows over all devices, from each device's runs: the same runs as
   // all their events' self times would give, without holding those.
   absl::flat_hash_map<std::uint64_t, OpDurations> all_ops;
-  std::vector<std::vector<Interval>> gaps;
   std::vector<std::uint32_t> slot;  // collect_events'
   for (std::size_t di = 0; di < t.devices.size(); ++di) {
     const Device& d = t.devices[di];
@@ -609,14 +624,17 @@ StatsParts compute_stats_parts(const Trace& t, const OpStatsOptions& options, bo
     std::sort(ds.ops.begin(), ds.ops.end(), by_total);
     const std::vector<Interval> busy = fill_busy(t, d, ds, ev);
     if (!op_rows) ds.ops.clear();
-    gaps.push_back(busy.empty() ? std::vector<Interval>{} : largest_gaps(busy, options.idle_gaps));
-    for (const Interval& g : gaps.back()) ds.idle_gaps.push_back(idle_gap(g));
+    std::vector<TimeWindow>& gaps = out.gaps.emplace_back();
+    if (!busy.empty())
+      for (const Interval& g : largest_gaps(busy, options.idle_gaps)) {
+        gaps.push_back({.start_ps = g.start, .end_ps = g.end});
+        ds.idle_gaps.push_back(idle_gap(g));
+      }
     ds.steps = step_stats(device_step_list(t, d), d.steps.empty());
     out.busy_self_ps.push_back(ev.busy_self_ps);
     out.skew_inputs.push_back(skew_inputs(t, di));
     out.devices.push_back(std::move(ds));
   }
-  add_host_activity(t, out.devices, gaps, options);
   for (auto& [key, row] : all_ops) out.rows.push_back(std::move(row));
   std::sort(out.rows.begin(), out.rows.end(), [](const OpDurations& a, const OpDurations& b) {
     return a.op != b.op ? a.op < b.op : a.async < b.async;

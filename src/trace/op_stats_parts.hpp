@@ -9,22 +9,31 @@
 #include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/skew.hpp"
 #include "roofline/trace/stats_partial.hpp"
+#include "src/trace/time_window.hpp"
 
 namespace roofline::detail {
 
 // Per device its final statistics, busy self time and what the figures
 // across devices need (skew.hpp); per row over all devices its self times.
 // Rows by (op, async).
+// `gaps`: each device's idle gaps (DeviceStats::idle_gaps) exactly.
 struct StatsParts {
   std::vector<DeviceStats> devices;
   std::vector<std::int64_t> busy_self_ps;
   std::vector<DeviceSkewInputs> skew_inputs;
   std::vector<OpDurations> rows;
+  std::vector<std::vector<TimeWindow>> gaps;
 };
 // Without `op_rows`, the rows and each DeviceStats::ops are left empty: the
 // match stage counts its ops by (op, call) itself, and sorting every op's
 // self times twice was a tenth of a report's statistics.
 StatsParts compute_stats_parts(const Trace& trace, const OpStatsOptions& options, bool op_rows = true);
+// compute_stats_parts in its two steps: the devices' figures, their idle
+// gaps without host activity; then what `hosts`' host timelines did in those
+// gaps (Trace::hosts and the ops they name; a trace of the same time axis,
+// which may be another read of the same file).
+StatsParts compute_device_parts(const Trace& trace, const OpStatsOptions& options, bool op_rows = true);
+void add_host_activity(const Trace& hosts, StatsParts& parts, const OpStatsOptions& options);
 
 // The totals, ops, categories and figures across devices over all devices,
 // in the order of `devices`; rows' and skew inputs' op indexes `ops`.

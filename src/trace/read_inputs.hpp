@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "roofline/trace/read.hpp"
 #include "src/trace/trace_builder.hpp"
+#include "src/trace/xplane_plan.hpp"
 
 namespace roofline::detail {
 
@@ -30,22 +31,27 @@ struct InputFile {
   std::uint64_t size_bytes = 0;
 };
 
-// One file, whatever its format (read_trace of a path that is no directory).
-absl::StatusOr<Trace> read_file(const std::string& path, const TraceReadOptions& options);
+// One file, whatever its format (read_trace of a path that is no directory);
+// `plan` narrows the read of an XSpace file that is not gzip'd (and only
+// that: `plan->decoded` says whether it was followed).
+absl::StatusOr<Trace> read_file(const std::string& path, const TraceReadOptions& options,
+                                XPlaneReadPlan* plan = nullptr);
 
 // Reads files on up to options.jobs threads, turns each into what the
-// caller keeps with `map` on the thread that read it (the Trace itself, or
+// caller keeps with `task` on the thread that read it (the Trace itself, or
 // its partial statistics, so the trace is dropped there), and hands each
 // result to `consume` on the calling thread in file order, so that what is
 // merged does not depend on the threads. A worker takes file i only while i < merged +
 // workers: at most `workers` files are read or held unmerged at once, which
 // bounds memory when one early file is slow. consume returns false to stop
 // (an error): workers finish the file they hold and take no other.
-//   map:     Part(std::size_t file, absl::StatusOr<Trace> read)
+//   task:    Part(std::size_t file, const TraceReadOptions& options): reads
+//            the file with `options` (those given, less the progress
+//            callback, and a background inflate only where cores are left)
 //   consume: bool(std::size_t file, Part part)
-template <class Map, class Consume>
-void read_in_order(const std::vector<InputFile>& files, const TraceReadOptions& options, Map map, Consume consume) {
-  using Part = std::invoke_result_t<Map&, std::size_t, absl::StatusOr<Trace>>;
+template <class Task, class Consume>
+void run_in_order(const std::vector<InputFile>& files, const TraceReadOptions& options, Task task, Consume consume) {
+  using Part = std::invoke_result_t<Task&, std::size_t, const TraceReadOptions&>;
   const std::size_t n = files.size();
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t workers = std::min<std::size_t>(options.jobs == 0 ? cores : options.jobs, n);
@@ -60,7 +66,7 @@ void read_in_order(const std::vector<InputFile>& files, const TraceReadOptions& 
   };
   if (workers <= 1) {
     for (std::size_t i = 0; i < n; ++i) {
-      Part part = map(i, read_file(files[i].path, options));
+      Part part = task(i, options);
       report(i);
       if (!consume(i, std::move(part))) return;
     }
@@ -94,7 +100,7 @@ void read_in_order(const std::vector<InputFile>& files, const TraceReadOptions& 
       }
       Done d;
       try {
-        d.part.emplace(map(i, read_file(files[i].path, file_options)));
+        d.part.emplace(task(i, file_options));
       } catch (...) {
         d.thrown = std::current_exception();
       }
@@ -151,6 +157,17 @@ void read_in_order(const std::vector<InputFile>& files, const TraceReadOptions& 
   }
 }
 
+// run_in_order of read_file: `map` turns each file's read into its Part.
+//   map:     Part(std::size_t file, absl::StatusOr<Trace> read)
+template <class Map, class Consume>
+void read_in_order(const std::vector<InputFile>& files, const TraceReadOptions& options, Map map, Consume consume) {
+  run_in_order(
+      files, options,
+      [&](std::size_t i, const TraceReadOptions& file_options) {
+        return map(i, read_file(files[i].path, file_options));
+      },
+      consume);
+}
 
 // The files one read_traces(paths_or_globs) reads, in order, and what the
 // listing had to say. `single`: one entry naming one file, read as

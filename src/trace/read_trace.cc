@@ -76,7 +76,10 @@ absl::StatusOr<Trace> read_stream(const std::string& path, const TraceReadOption
   return parse_trace_bytes(file.bytes(), path, options);
 }
 
-absl::StatusOr<Trace> read_whole_file(const std::string& path, const TraceReadOptions& options) {
+// `plan` is followed by the read of an XSpace file not gzip'd (the only one
+// it would pay to read twice), ignored otherwise.
+absl::StatusOr<Trace> read_whole_file(const std::string& path, const TraceReadOptions& options,
+                                      detail::XPlaneReadPlan* plan) {
   char head_buf[4096];
   std::size_t head_len = 0;
   {
@@ -134,7 +137,7 @@ absl::StatusOr<Trace> read_whole_file(const std::string& path, const TraceReadOp
       }
       case Sniffed::kXSpace: {
         ROOFLINE_ASSIGN_OR_RETURN(auto file, detail::MappedFile::open(path));
-        trace = detail::decode_xplane(file.bytes(), path, options, &file);
+        trace = detail::decode_xplane(file.bytes(), path, options, &file, plan);
         break;
       }
       case Sniffed::kUnknown: return not_a_trace(path, head);
@@ -157,8 +160,9 @@ absl::StatusOr<Trace> read_whole_file(const std::string& path, const TraceReadOp
 
 }  // namespace
 
-absl::StatusOr<Trace> detail::read_file(const std::string& path, const TraceReadOptions& options) {
-  absl::StatusOr<Trace> trace = read_whole_file(path, options);
+absl::StatusOr<Trace> detail::read_file(const std::string& path, const TraceReadOptions& options,
+                                        XPlaneReadPlan* plan) {
+  absl::StatusOr<Trace> trace = read_whole_file(path, options, plan);
   if (trace.ok() && !options.host_timelines) {
     // Dropped before any merge, so that many files' host threads are never
     // held together.

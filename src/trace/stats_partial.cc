@@ -19,6 +19,7 @@
 #include "roofline/detail/status_macros.hpp"
 #include "src/trace/op_stats_parts.hpp"
 #include "src/trace/read_inputs.hpp"
+#include "src/trace/stats_file_read.hpp"
 
 namespace roofline {
 namespace {
@@ -182,17 +183,19 @@ absl::StatusOr<StatsPartial> merge_two(StatsPartial a, const StatsPartial& b) {
 
 }  // namespace
 
-StatsPartial stats_partial(Trace t, const OpStatsOptions& options) {
-  if (t.files.size() == 1) {
-    // As one file among several: devices, hosts and host steps without a
-    // host name take the file's stem.
-    const std::string stem = detail::file_stem(t.files.front());
-    for (std::vector<Device>* v : {&t.devices, &t.hosts})
-      for (Device& d : *v)
-        if (d.host.empty()) d.host = stem;
-    for (Step& s : t.host_steps)
-      if (s.host.empty()) s.host = stem;
-  }
+namespace detail {
+
+void name_hosts_by_stem(Trace& t) {
+  if (t.files.size() != 1) return;
+  const std::string stem = file_stem(t.files.front());
+  for (std::vector<Device>* v : {&t.devices, &t.hosts})
+    for (Device& d : *v)
+      if (d.host.empty()) d.host = stem;
+  for (Step& s : t.host_steps)
+    if (s.host.empty()) s.host = stem;
+}
+
+StatsPartial partial_of_parts(Trace& t, StatsParts parts, const OpStatsOptions& options) {
   StatsPartial p;
   p.options = options;
   p.source = t.source;
@@ -210,7 +213,6 @@ StatsPartial stats_partial(Trace t, const OpStatsOptions& options) {
   for (const Step& s : t.host_steps) names.insert(s.host);
   p.host_names.assign(names.begin(), names.end());
 
-  detail::StatsParts parts = detail::compute_stats_parts(t, options);
   // The ops with rows, in trace order (rows are sorted by op).
   std::map<std::uint32_t, std::uint32_t> index;
   for (OpDurations& r : parts.rows) {
@@ -241,6 +243,16 @@ StatsPartial stats_partial(Trace t, const OpStatsOptions& options) {
   for (DeviceStats& d : p.device_stats) d.host = p.devices[d.device].host;
   sort_devices(p);
   return p;
+}
+
+}  // namespace detail
+
+StatsPartial stats_partial(Trace t, const OpStatsOptions& options) {
+  // As one file among several: devices, hosts and host steps without a
+  // host name take the file's stem.
+  detail::name_hosts_by_stem(t);
+  detail::StatsParts parts = detail::compute_stats_parts(t, options);
+  return detail::partial_of_parts(t, std::move(parts), options);
 }
 
 absl::StatusOr<StatsPartial> merge_partials(std::span<const StatsPartial> parts) {

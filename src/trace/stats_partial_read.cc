@@ -9,6 +9,7 @@
 #include "roofline/detail/status_macros.hpp"
 #include "roofline/trace/stats_partial.hpp"
 #include "src/trace/read_inputs.hpp"
+#include "src/trace/stats_file_read.hpp"
 
 namespace roofline {
 
@@ -23,16 +24,21 @@ absl::StatusOr<StatsPartial> partial_of(detail::InputListing in, const std::vect
     ROOFLINE_ASSIGN_OR_RETURN(Trace t, read_traces(paths_or_globs, read));
     return stats_partial(std::move(t), options);
   };
-  if (in.single || in.files.size() < 2) return one_pass();
+  // One file's partial, as stats_partial of its read names it.
+  auto file_partial = [&](const std::string& path, const TraceReadOptions& file_read) -> absl::StatusOr<StatsPartial> {
+    ROOFLINE_ASSIGN_OR_RETURN(detail::FileStats f, detail::read_file_stats(path, file_read, options, true));
+    return detail::partial_of_parts(f.trace, std::move(f.parts), options);
+  };
+  if (in.single) return file_partial(in.files.front().path, read);
+  if (in.files.size() < 2) return one_pass();
 
   std::vector<StatsPartial> parts;
   std::vector<std::string> skipped;
   absl::Status error;
-  auto reduce = [&options](std::size_t, absl::StatusOr<Trace> t) -> absl::StatusOr<StatsPartial> {
-    if (!t.ok()) return t.status();
-    return stats_partial(std::move(*t), options);
+  auto reduce = [&](std::size_t i, const TraceReadOptions& file_read) {
+    return file_partial(in.files[i].path, file_read);
   };
-  detail::read_in_order(in.files, read, reduce, [&](std::size_t i, absl::StatusOr<StatsPartial> part) {
+  detail::run_in_order(in.files, read, reduce, [&](std::size_t i, absl::StatusOr<StatsPartial> part) {
     if (auto go_on = detail::unread(in.files[i], part.status(), skipped, error)) return *go_on;
     parts.push_back(std::move(*part));
     return true;
@@ -65,7 +71,14 @@ absl::StatusOr<StatsPartial> stats_partial_of_traces(const std::vector<std::stri
 absl::StatusOr<TraceStatsRead> read_trace_stats(const std::vector<std::string>& paths_or_globs,
                                                 const TraceReadOptions& read, const OpStatsOptions& options) {
   ROOFLINE_ASSIGN_OR_RETURN(detail::InputListing in, detail::list_inputs(paths_or_globs));
-  if (in.single || in.files.size() < 2) {
+  if (in.single) {
+    ROOFLINE_ASSIGN_OR_RETURN(detail::FileStats f,
+                              detail::read_file_stats(in.files.front().path, read, options, false));
+    detail::StatsParts& p = f.parts;
+    TraceStats s = detail::finish_stats(std::move(p.devices), p.busy_self_ps, p.skew_inputs, p.rows, f.trace.ops);
+    return TraceStatsRead{.trace = std::move(f.trace), .stats = std::move(s)};
+  }
+  if (in.files.size() < 2) {
     ROOFLINE_ASSIGN_OR_RETURN(Trace t, read_traces(paths_or_globs, read));
     TraceStats s = compute_op_stats(t, options);
     return TraceStatsRead{.trace = std::move(t), .stats = std::move(s)};

@@ -130,7 +130,18 @@ void append_compact_json(std::string& out, std::string_view s) {
   }
 }
 
-std::uint32_t TraceBuilder::intern_op(OpInfo op) {
+TraceBuilder::TraceBuilder(Trace t) : trace_(std::move(t)) {
+  for (std::size_t i = 0; i < trace_.ops.size(); ++i) {
+    op_key(trace_.ops[i]);
+    op_index_.try_emplace(key_, static_cast<std::uint32_t>(i));
+  }
+  for (std::size_t i = 0; i < trace_.calls.size(); ++i) {
+    call_key(trace_.calls[i]);
+    call_index_.try_emplace(key_, static_cast<std::uint32_t>(i));
+  }
+}
+
+void TraceBuilder::op_key(const OpInfo& op) {
   key_.clear();
   key_.append(op.module).push_back('\x1f');
   if (op.program_id) detail::append_one(key_, *op.program_id);
@@ -139,6 +150,21 @@ std::uint32_t TraceBuilder::intern_op(OpInfo op) {
   key_.append(op.kernel).push_back('\x1f');
   key_.append(op.category).push_back('\x1f');
   key_.append(op.hlo_text);
+}
+
+void TraceBuilder::call_key(const CallInfo& c) {
+  key_.clear();
+  for (const std::string* s : {&c.launcher, &c.input_dims, &c.input_types, &c.concrete_inputs, &c.collective,
+                               &c.dtype, &c.process_group})
+    key_.append(*s).push_back('\x1f');
+  for (const auto* v : {&c.in_msg_nelems, &c.out_msg_nelems, &c.group_size, &c.copy_bytes}) {
+    if (*v) detail::append_one(key_, **v);
+    key_.push_back('\x1f');
+  }
+}
+
+std::uint32_t TraceBuilder::intern_op(OpInfo op) {
+  op_key(op);
   auto [it, inserted] =
       op_index_.try_emplace(key_, static_cast<std::uint32_t>(trace_.ops.size()));
   if (inserted) {
@@ -149,14 +175,7 @@ std::uint32_t TraceBuilder::intern_op(OpInfo op) {
 }
 
 std::uint32_t TraceBuilder::intern_call(CallInfo c) {
-  key_.clear();
-  for (const std::string* s : {&c.launcher, &c.input_dims, &c.input_types, &c.concrete_inputs, &c.collective,
-                               &c.dtype, &c.process_group})
-    key_.append(*s).push_back('\x1f');
-  for (const auto* v : {&c.in_msg_nelems, &c.out_msg_nelems, &c.group_size, &c.copy_bytes}) {
-    if (*v) detail::append_one(key_, **v);
-    key_.push_back('\x1f');
-  }
+  call_key(c);
   auto [it, inserted] =
       call_index_.try_emplace(key_, static_cast<std::uint32_t>(trace_.calls.size()));
   if (inserted) trace_.calls.push_back(std::move(c));

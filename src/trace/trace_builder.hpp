@@ -47,6 +47,8 @@ void append_compact_json(std::string& out, std::string_view s);
 class TraceBuilder {
  public:
   explicit TraceBuilder(std::string source) { trace_.source = std::move(source); }
+  // Goes on with a finished trace: its ops and calls are interned as they are.
+  explicit TraceBuilder(Trace t);
 
   Trace& trace() { return trace_; }
 
@@ -70,6 +72,9 @@ class TraceBuilder {
   absl::flat_hash_map<std::size_t, std::vector<std::pair<std::uint32_t, std::int32_t>>> device_ordinals_;
   absl::flat_hash_map<std::string, std::uint32_t> op_index_;
   absl::flat_hash_map<std::string, std::uint32_t> call_index_;
+  // The key of an op or a call, into key_.
+  void op_key(const OpInfo& op);
+  void call_key(const CallInfo& c);
   std::string key_;  // scratch
 };
 

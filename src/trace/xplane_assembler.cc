@@ -28,8 +28,8 @@ bool is_device_plane(std::string_view name) {
 
 }  // namespace
 
-XPlaneAssembler::XPlaneAssembler(std::string origin, const TraceReadOptions& options)
-    : origin_(std::move(origin)), options_(options), builder_(origin_) {}
+XPlaneAssembler::XPlaneAssembler(std::string origin, const TraceReadOptions& options, XPlaneReadPlan* plan)
+    : origin_(std::move(origin)), options_(options), builder_(origin_), plan_(plan) {}
 
 XPlaneAssembler::~XPlaneAssembler() = default;
 
@@ -67,6 +67,7 @@ void XPlaneAssembler::compute_time_base() {
       min_ns = std::min(min_ns, ts);
     }
   base_ns_ = safe ? 0 : min_ns;
+  if (plan_ != nullptr) plan_->rebased = !safe;
   std::optional<std::uint64_t> profile_start;
   for (const XPlaneView& p : planes_) {
     if (p.name != "Task Environment") continue;
@@ -89,14 +90,17 @@ void XPlaneAssembler::compute_time_base() {
 bool XPlaneAssembler::keeps_events(std::size_t index) const {
   const XPlaneView& p = planes_[index];
   const PlaneKind k = classify_plane(p.name);
-  if (k.is_host && drops_host_events()) return false;
-  return p.name != "/host:metadata" && (k.is_device || k.is_host);
+  return p.name != "/host:metadata" && (k.is_device || k.is_host) && reads_events(p.name);
 }
 
-bool XPlaneAssembler::drops_host_events() const { return !options_.host_timelines && has_device_plane_; }
+bool XPlaneAssembler::drops_host_events() const {
+  return (!options_.host_timelines || (plan_ != nullptr && plan_->skip_host_lines)) && has_device_plane_;
+}
 
 bool XPlaneAssembler::reads_events(std::string_view plane_name) const {
-  return !(drops_host_events() && classify_plane(plane_name).is_host);
+  const PlaneKind k = classify_plane(plane_name);
+  if (k.is_host) return !drops_host_events();
+  return !(plan_ != nullptr && plan_->skip_device_lines && is_device_plane(plane_name));
 }
 
 absl::Status XPlaneAssembler::begin_plane(std::size_t index) {
@@ -148,7 +152,7 @@ void XPlaneAssembler::index_metadata(const XPlaneView& p) {
   for (const auto& [id, kind] : st.stat_kind) {
     if (!used(kind)) continue;
     if (id >= 0 && static_cast<std::size_t>(id) < event_stat_used_dense_.size())
-      event_stat_used_dense_[static_cast<std::size_t>(id)] = 1;
+      event_stat_used_dense_[static_cast<std::size_t>(id)] = kind == StatKind::kDeviceOrdinal ? 2 : 1;
     else event_stat_used_sparse_.insert(id);
   }
   st.meta.resize(p.event_metadata.size());
@@ -188,7 +192,16 @@ void XPlaneAssembler::begin_entity(const XPlaneView& p) {
   // three quarters of a TPU host's events (a pod host's profile: 6.6 M of
   // 9.2 M), dropped with the host timelines after the read anyway.
   st.drop_events = !reads_events(p.name);
-  if (!st.drop_events) d.events.reserve(p.event_count);
+  if (plan_ != nullptr && st.kind.is_host) {
+    if (st.drop_events) plan_->host_lines_skipped = true;
+    filters_ = !st.drop_events && plan_->host_windows.has_value();
+    if (filters_) {
+      windows_ = &*plan_->host_windows;
+      interned_dense_.clear();
+    }
+  }
+  // Under host windows most events go: room is made as the kept ones come.
+  if (!st.drop_events && !filters_) d.events.reserve(p.event_count);
   d.name = std::string(p.name);
   d.host = hostnames_.empty() ? std::string() : hostnames_.front();
   if (st.kind.is_host) {
@@ -238,6 +251,8 @@ void XPlaneAssembler::begin_line(std::int64_t id, std::int64_t display_id, std::
   if (__builtin_sub_overflow(timestamp_ns, base_ns_, &rel) || __builtin_mul_overflow(rel, 1000, &ps))
     ps = std::numeric_limits<std::int64_t>::min();
   st.line_base_ps = ps;
+  filter_base_ps_ = ps;
+  window_at_ = 0;
 }
 
 void XPlaneAssembler::end_plane() {
@@ -253,6 +268,7 @@ void XPlaneAssembler::end_plane() {
     else t.devices.push_back(std::move(st.entity));
   }
   cur_.reset();
+  filters_ = false;
 }
 
 absl::StatusOr<Trace> XPlaneAssembler::finish() {
@@ -260,6 +276,7 @@ absl::StatusOr<Trace> XPlaneAssembler::finish() {
   Trace& t = builder_.trace();
   t.files = {origin_};
   t.formats = {TraceFormat::kXPlane};
+  if (plan_ != nullptr) plan_->decoded = true;
   ROOFLINE_RETURN_IF_ERROR(builder_.finish());
   return std::move(t);
 }

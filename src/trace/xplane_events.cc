@@ -59,11 +59,7 @@ absl::Status XPlaneAssembler::add_event(std::int64_t metadata_id, std::int64_t o
       st.cpu_ordinals.emplace_back(static_cast<std::uint32_t>(st.entity.events.size()), *ordinal);
   }
   const std::uint32_t meta_slot = st.slot_of(metadata_id);
-  if (meta_slot == kNoSlot) {
-    const std::string_view plane = planes_[st.index].name;
-    warn_once(cat("meta:", plane), cat(origin_, ": plane '", plane, "': events refer to event metadata ",
-                                       metadata_id, " which the plane does not define; named by id"));
-  }
+  if (meta_slot == kNoSlot) warn_undefined_metadata(metadata_id);
   st.drop_stats_not_naming_op(es, meta_slot);
   const std::uint32_t op = op_of_event(es, metadata_id, meta_slot);
   st.entity.events.push_back(Event{.start_ps = start_ps,
@@ -73,6 +69,32 @@ absl::Status XPlaneAssembler::add_event(std::int64_t metadata_id, std::int64_t o
                                    .line = st.line,
                                    .correlation_id = es.correlation});
   return absl::OkStatus();
+}
+
+void XPlaneAssembler::intern_dropped(std::int64_t metadata_id) {
+  PlaneState& st = *cur_;
+  const std::uint32_t slot = st.slot_of(metadata_id);
+  if (slot == kNoSlot) {
+    warn_undefined_metadata(metadata_id);
+    (void)resolve_op(EventStats{}, metadata_id, slot);
+    return;
+  }
+  MetaOp& m = st.meta[slot];
+  if (!m.resolved) {
+    m.op = resolve_op(EventStats{}, metadata_id, slot);
+    m.resolved = true;
+  }
+  if (metadata_id < kDenseIds) {
+    const auto id = static_cast<std::size_t>(metadata_id);
+    if (id >= interned_dense_.size()) interned_dense_.resize(id + 1, 0);
+    interned_dense_[id] = 1;
+  }
+}
+
+void XPlaneAssembler::warn_undefined_metadata(std::int64_t metadata_id) {
+  const std::string_view plane = planes_[cur_->index].name;
+  warn_once(cat("meta:", plane), cat(origin_, ": plane '", plane, "': events refer to event metadata ", metadata_id,
+                                     " which the plane does not define; named by id"));
 }
 
 // TPU op events carry their time on the device's own clock as well

@@ -411,6 +411,85 @@ class Decoder {
     return true;
   }
 
+  // An event's metadata id and times when its fields come in the usual
+  // order (1, 2, 3, then stats, each at most once) and each is well formed,
+  // and no stat of it is one add_event reads (XPlaneAssembler::
+  // event_stat_used: an event's op is then its metadata's, and no stat of it
+  // can warn): what decides whether a host window keeps it. Of a stat only
+  // its fields' tags are read, for its metadata id (the last one, as in a
+  // decode). False for anything else (num_occurrences, a field repeated,
+  // whose last value would win), which is then decoded whole. Written as a
+  // straight line of the usual order: most host events are (1, 2, 3) alone,
+  // so its branches are predicted.
+  [[gnu::always_inline]] bool event_times(Span s, const XPlaneAssembler& a, RawEvent& ev) const {
+    std::size_t pos = s.begin;
+    std::uint64_t v;
+    if (pos < s.end && base_[pos] == 0x08) {
+      if (!varint(++pos, s.end, v)) return false;
+      ev.metadata_id = static_cast<std::int64_t>(v);
+    }
+    if (pos < s.end && base_[pos] == 0x10) {
+      if (!varint(++pos, s.end, v)) return false;
+      ev.offset_ps = static_cast<std::int64_t>(v);
+    }
+    if (pos < s.end && base_[pos] == 0x18) {
+      if (!varint(++pos, s.end, v)) return false;
+      ev.duration_ps = static_cast<std::int64_t>(v);
+    }
+    while (pos < s.end && base_[pos] == 0x22) {
+      if (!varint(++pos, s.end, v) || v > s.end - pos) return false;
+      const std::size_t stat_end = pos + static_cast<std::size_t>(v);
+      std::int64_t id = 0;
+      WireField w, value;  // the last value field (2 to 7) wins, as in a decode
+      int values = 0;
+      // The usual stat, an id and one value: read field by field, not by
+      // the general reader (three times slower on a pod host's stats).
+      if (stat_end - pos >= 2 && base_[pos] == 0x08) {
+        std::size_t p = pos + 1;
+        std::uint64_t u;
+        if (varint(p, stat_end, u) && p < stat_end) {
+          const std::uint8_t tag = base_[p];
+          std::size_t q = p + 1;
+          bool ok = false;
+          if (tag == 0x11) {
+            q += 8;
+            ok = q <= stat_end;
+          } else if (tag == 0x18 || tag == 0x20 || tag == 0x38) {
+            ok = varint(q, stat_end, value.value);
+          } else if (tag == 0x2a || tag == 0x32) {
+            std::uint64_t len;
+            ok = varint(q, stat_end, len) && len <= stat_end - q;
+            if (ok) q += static_cast<std::size_t>(len);
+          }
+          if (ok && q == stat_end) {
+            id = static_cast<std::int64_t>(u);
+            value.number = tag >> 3;
+            value.type = tag & 7u;
+            values = 1;
+            pos = stat_end;
+          }
+        }
+      }
+      while (pos < stat_end) {
+        if (read_wire_field(base_, pos, stat_end, w) != WireFault::kNone) return false;
+        if (w.number == 1 && w.type == kVarint) id = static_cast<std::int64_t>(w.value);
+        else if (w.number >= 2 && w.number <= 7) {
+          value = w;
+          ++values;
+        }
+      }
+      // A device_ordinal that is an ordinal (uint64 or int64, one value) can
+      // neither warn nor change the event here: it splits XLA:CPU thunks
+      // into devices only where no device plane is, and host windows are
+      // only read where one is. A TPU host marks 4% of its events so.
+      constexpr auto kMaxOrdinal = static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max());
+      const bool ordinal = a.device_ordinal_stat(id) && values == 1 && (value.number == 3 || value.number == 4) &&
+                           value.type == kVarint && value.value <= kMaxOrdinal;
+      if (a.event_stat_used(id) && !ordinal) return false;
+    }
+    return pos == s.end;
+  }
+
   absl::Status slow_event(Span s, const XPlaneAssembler& a, RawEvent& ev, std::vector<XStatView>& stats) const {
     std::size_t ep = s.begin;
     Field g;
@@ -470,6 +549,9 @@ class Decoder {
         payload = f.payload;
       }
       RawEvent ev;
+      if (a.filters_events() && event_times(payload, a, ev) &&
+          a.drops_event(ev.metadata_id, ev.offset_ps, ev.duration_ps))
+        continue;
       stats.clear();
       if (!fast_event(payload.begin, payload.end, a, ev, stats)) {
         ev = RawEvent{};
@@ -522,9 +604,10 @@ bool keep_pages_for_pass2(std::size_t file_bytes, const std::vector<std::vector<
 }  // namespace
 
 absl::StatusOr<Trace> decode_xplane(std::string_view bytes, std::string_view origin,
-                                    const TraceReadOptions& options, MappedFile* release) {
+                                    const TraceReadOptions& options, MappedFile* release, XPlaneReadPlan* plan) {
   Decoder dec(bytes, std::string(origin));
-  XPlaneAssembler a(std::string(origin), options);
+  if (plan != nullptr) plan->entered = true;
+  XPlaneAssembler a(std::string(origin), options, plan);
   if (bytes.empty()) return absl::DataLossError(cat(origin, ": empty file, not an XSpace"));
 
   std::vector<Span> planes;
@@ -542,8 +625,9 @@ absl::StatusOr<Trace> decode_xplane(std::string_view bytes, std::string_view ori
   }
   // Without host timelines, whether a device plane exists decides whether
   // host planes' events are read at all: known from the names before pass 1.
+  // So does a plan's choice of planes.
   std::vector<std::string_view> names(planes.size());
-  if (!options.host_timelines)
+  if (!options.host_timelines || (plan != nullptr && (plan->skip_host_lines || plan->skip_device_lines)))
     for (std::size_t i = 0; i < planes.size(); ++i) a.note_plane_name(names[i] = dec.plane_name(planes[i]));
   std::vector<std::vector<Decoder::LineHeader>> lines(planes.size());
   for (std::size_t i = 0; i < planes.size(); ++i) {

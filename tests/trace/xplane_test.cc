@@ -19,8 +19,10 @@
 
 using namespace roofline;
 using roofline::testing::chip_name;
+using roofline::testing::gzip_of;
 using roofline::testing::identify;
 using roofline::testing::Pb;
+using roofline::testing::xspace;
 namespace rt = roofline::testing;
 
 namespace {
@@ -73,27 +75,6 @@ Pb tpu_plane(std::int64_t line_timestamp_ns = 1000) {
   p.msg(6, rt::stat_double(kPeakTflops, 918.0));
   p.msg(6, rt::stat_double(kPeakHbm, 1638.0));
   return p;
-}
-
-std::string xspace(std::initializer_list<Pb> planes) {
-  Pb s;
-  for (const Pb& p : planes) s.msg(1, p);
-  s.bytes(4, "tpu-host");
-  return s.str();
-}
-
-std::string gzip_of(const std::string& text) {
-  z_stream z{};
-  deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&z, text.size()) + 32, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
 }
 
 const Event* find_event(const Trace& t, const Device& d, const std::string& name, std::int64_t start_ps) {

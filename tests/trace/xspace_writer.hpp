@@ -2,8 +2,11 @@
 // exactly the oddities they need (field numbers from xplane.proto).
 #pragma once
 
+#include <zlib.h>
+
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -78,6 +81,29 @@ inline Pb event_metadata(std::int64_t id, std::string_view name, std::string_vie
 inline Pb event(std::int64_t metadata_id, std::int64_t offset_ps, std::int64_t duration_ps,
                 const Pb& stats = Pb()) {
   return Pb().sint(1, metadata_id).sint(2, offset_ps).sint(3, duration_ps).raw(stats.str());
+}
+
+// An XSpace of these planes on host "tpu-host".
+inline std::string xspace(std::initializer_list<Pb> planes) {
+  Pb s;
+  for (const Pb& p : planes) s.msg(1, p);
+  s.bytes(4, "tpu-host");
+  return s.str();
+}
+
+// `text` gzip'd, as a profiler's .gz files are.
+inline std::string gzip_of(const std::string& text) {
+  z_stream z{};
+  deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, text.size()) + 32, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
 }
 
 }  // namespace roofline::testing

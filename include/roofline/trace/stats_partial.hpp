@@ -124,22 +124,37 @@ Trace trace_outline(const StatsPartial& partial);
 // at once. Each file is read (read.jobs at a time), reduced to its partial on
 // the thread that read it and dropped; the partials merge in file order, so
 // memory is about `jobs` files' traces plus the partials. Equal to
-// stats_partial(*read_traces(paths_or_globs, read), options); inputs that a
+// stats_partial(*read_traces(paths_or_globs, read), options) (but for the
+// damaged host events read_trace_stats says it does not see); inputs that a
 // merge refuses (one host name on a device of one file and the host
-// timelines of another) are read together instead. One file is simply read.
+// timelines of another) are read together instead. Files are read as
+// read_trace_stats reads one (but a directory or pattern naming only one,
+// which is read whole).
 absl::StatusOr<StatsPartial> stats_partial_of_traces(const std::vector<std::string>& paths_or_globs,
                                                      const TraceReadOptions& read = {},
                                                      const OpStatsOptions& options = {});
 
 // The statistics of the inputs and what their renderers read as the trace.
+// One file: the trace, its devices whole, its host timelines with the
+// events the statistics read (of an XPlane with device planes, those that
+// overlap a device's idle gaps or that had to be decoded to know: see
+// read_trace_stats). Several: trace_outline() of their partial (no events).
 struct TraceStatsRead {
-  Trace trace;  // one file: the whole trace; several: trace_outline() of their partial (no events)
+  Trace trace;
   TraceStats stats;
 };
 
 // What `roofline stats` prints: compute_op_stats of the read of one file;
 // for several, finish_stats of stats_partial_of_traces, so the memory is
 // bounded by `jobs` files. The figures are the same either way (to the bit).
+// Both read an XPlane with device planes in two partial reads: its devices,
+// then its host events, each of the usual shape dropped once its times are
+// read unless it overlaps a device's idle gap: the whole read's figures, to
+// the bit, from a third of the decoding. A host event outside every gap
+// whose stats are damaged past their wire format then goes unseen (a whole
+// read refuses it). Where the two reads could differ from a whole one
+// (either fails; their warnings or time bases differ; host and device
+// events name one op), the file is read whole (docs/traces.md).
 //
 //   auto r = roofline::read_trace_stats({"logs/host*.xplane.pb"}, {.jobs = 2});
 //   std::cout << roofline::to_json(r->trace, r->stats, 20).dump();

@@ -1,0 +1,38 @@
+// How much of an XSpace a read looks into, beyond what TraceReadOptions
+// says. Internal.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "src/trace/time_window.hpp"
+
+namespace roofline::detail {
+
+// What a read of an XSpace looks into beyond TraceReadOptions says, and what
+// it found: how statistics read a pod host's profile in two reads that
+// together decode a fraction of it (stats_file_read.cc). The caller fills
+// the first three; the decoder, the rest.
+struct XPlaneReadPlan {
+  // With a device plane, host planes' lines are not looked into, as without
+  // host timelines, but for an XSpace only (a JSON trace is read whole).
+  bool skip_host_lines = false;
+  // Device planes' lines are not looked into: their devices are there, with
+  // no events (so that no XLA:CPU device is made of the host's).
+  bool skip_device_lines = false;
+  // Host events are kept only where they overlap one of these (disjoint, in
+  // order), when set. One of the usual shape (Decoder::event_times) is
+  // dropped after its times are read, its stats unread but for their ids,
+  // its op (its metadata's) interned as a decode would; any other is
+  // decoded and kept.
+  std::optional<std::vector<TimeWindow>> host_windows;
+
+  bool entered = false;             // an XSpace decode began under it
+  bool decoded = false;             // the plan was followed (an XSpace not gzip'd, decoded)
+  bool host_lines_skipped = false;  // skip_host_lines skipped a plane's lines
+  // Times count from the earliest line read, not from 0 (compute_time_base):
+  // another read's lines may then give another origin.
+  bool rebased = false;
+};
+
+}  // namespace roofline::detail

@@ -1,0 +1,299 @@
+// A file's statistics read in two partial reads (src/trace/stats_file_read.cc)
+// against the same statistics of one whole read: equal to the bit where the
+// two reads are taken, and the whole read taken where they might not be.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "roofline/report/json.hpp"
+#include "roofline/trace/op_stats.hpp"
+#include "roofline/trace/read.hpp"
+#include "roofline/trace/stats_partial.hpp"
+#include "src/trace/stats_file_read.hpp"
+#include "tests/test_support.hpp"
+#include "tests/trace/xspace_writer.hpp"
+
+using namespace roofline;
+using roofline::testing::gzip_of;
+using roofline::testing::Pb;
+using roofline::testing::xspace;
+namespace rt = roofline::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::int64_t kMs = 1'000'000'000;  // ps
+
+// A TPU whose ops run [0, 10), [20, 30) and [60, 70) ms: idle gaps
+// [10, 20) and [30, 60) ms.
+Pb tpu() {
+  Pb ops;
+  ops.sint(1, 3).bytes(2, "XLA Ops").sint(3, 1000);
+  for (std::int64_t at : {0, 20, 60}) ops.msg(4, rt::event(1, at * kMs, 10 * kMs));
+  Pb p;
+  p.sint(1, 2).bytes(2, "/device:TPU:0").msg(3, ops).msg(4, rt::event_metadata(1, "fusion.1"));
+  return p;
+}
+
+// The host's thread, from line timestamp `line_ns`: PjitFunction over it
+// all, a wait in each gap, an event "between" in no gap (at 62 ms), and the
+// extra events given.
+Pb host(std::initializer_list<Pb> extra = {}, std::int64_t line_ns = 1000) {
+  Pb thread;
+  thread.sint(1, 7).bytes(2, "python/12").sint(3, line_ns);
+  thread.msg(4, rt::event(1, 0, 100 * kMs));
+  thread.msg(4, rt::event(2, 12 * kMs, 6 * kMs));
+  thread.msg(4, rt::event(2, 35 * kMs, 5 * kMs));
+  thread.msg(4, rt::event(3, 62 * kMs, 2 * kMs));
+  for (const Pb& e : extra) thread.msg(4, e);
+  Pb p;
+  p.sint(1, 9).bytes(2, "/host:CPU").msg(3, thread);
+  p.msg(4, rt::event_metadata(1, "PjitFunction(f)"))
+      .msg(4, rt::event_metadata(2, "wait"))
+      .msg(4, rt::event_metadata(3, "between"));
+  return p;
+}
+
+struct TempFile {
+  fs::path path;
+  TempFile(const std::string& name, const std::string& bytes) {
+    path = fs::temp_directory_path() / ("roofline_sfr_" + std::to_string(::getpid()) + "_" + name);
+    std::ofstream(path, std::ios::binary) << bytes;
+  }
+  ~TempFile() { fs::remove(path); }
+};
+
+std::size_t host_events(const Trace& t) {
+  std::size_t n = 0;
+  for (const Device& h : t.hosts) n += h.events.size();
+  return n;
+}
+
+// Every output of the statistics of `path`, as one string: the partial
+// (named by stem, as among several files) and what `roofline stats` prints
+// of one file.
+std::string as_partial(const Trace& t, detail::StatsParts parts) {
+  Trace copy = t;
+  return stats_partial_json(detail::partial_of_parts(copy, std::move(parts), {}));
+}
+std::string as_stats(const Trace& t, const detail::StatsParts& p) {
+  const TraceStats s = detail::finish_stats(p.devices, p.busy_self_ps, p.skew_inputs, p.rows, t.ops);
+  return to_json(t, s, SIZE_MAX).dump();
+}
+
+// The two reads' statistics against the whole read's; returns how many host
+// events the statistics' read kept, and the whole read's.
+std::pair<std::size_t, std::size_t> check_as_whole(const std::string& path) {
+  INFO(path);
+  auto whole = read_trace(path);
+  REQUIRE(whole.ok());
+  auto fast = detail::read_file_stats(path, {}, {}, false);
+  REQUIRE(fast.ok());
+  CHECK(as_stats(fast->trace, fast->parts) == to_json(*whole, compute_op_stats(*whole), SIZE_MAX).dump());
+  // As one of several files: named by the file's stem first.
+  auto fast_stem = detail::read_file_stats(path, {}, {}, true);
+  REQUIRE(fast_stem.ok());
+  CHECK(as_partial(fast_stem->trace, fast_stem->parts) == stats_partial_json(stats_partial(*whole)));
+  // And through the public entry points.
+  auto partial = stats_partial_of_traces({path});
+  REQUIRE(partial.ok());
+  CHECK(stats_partial_json(*partial) == stats_partial_json(stats_partial(*whole)));
+  auto read = read_trace_stats({path});
+  REQUIRE(read.ok());
+  CHECK(to_json(read->trace, read->stats, SIZE_MAX).dump() ==
+        to_json(*whole, compute_op_stats(*whole), SIZE_MAX).dump());
+  return {host_events(fast->trace), host_events(*whole)};
+}
+
+}  // namespace
+
+TEST_CASE("stats read: host events only in the idle gaps, the whole read's figures") {
+  TempFile f("gaps.xplane.pb", xspace({tpu(), host()}));
+  auto [kept, all] = check_as_whole(f.path.string());
+  // PjitFunction and the two waits overlap a gap; "between" (62-64 ms) none.
+  CHECK(all == 4);
+  CHECK(kept == 3);
+  auto fast = detail::read_file_stats(f.path.string(), {}, {}, false);
+  REQUIRE(fast.ok());
+  const IdleGap& g = fast->parts.devices.at(0).idle_gaps.at(0);  // [30, 60) ms, the larger
+  CHECK(g.start_s == Approx(30e-3 + 1e-6));  // the line starts at 1000 ns
+  REQUIRE(g.host.size() == 2);
+  CHECK(g.host[0].name == "PjitFunction(f)");
+  CHECK(g.host[0].overlap_s == Approx(25e-3));
+  CHECK(g.host[1].name == "wait");
+  CHECK(g.host[1].overlap_s == Approx(5e-3));
+
+  // The host plane first: the same.
+  TempFile first("host_first.xplane.pb", xspace({host(), tpu()}));
+  CHECK(check_as_whole(first.path.string()) == std::pair<std::size_t, std::size_t>{3, 4});
+}
+
+TEST_CASE("stats read: an event out of order on its line is still found in an earlier gap") {
+  // After "between" (62 ms, past both gaps), one at 15 ms: in the first gap.
+  TempFile f("late.xplane.pb", xspace({tpu(), host({rt::event(2, 15 * kMs, kMs)})}));
+  CHECK(check_as_whole(f.path.string()) == std::pair<std::size_t, std::size_t>{4, 5});
+}
+
+TEST_CASE("stats read: events in odd shapes are decoded whole, and kept when they overlap no gap") {
+  // Fields out of the usual order (in no gap), and a repeated offset (the
+  // last wins: 36 ms, in a gap).
+  Pb reordered = Pb().sint(3, 1 * kMs).sint(2, 63 * kMs).sint(1, 3);
+  Pb repeated = Pb().sint(1, 2).sint(2, 64 * kMs).sint(3, 1 * kMs).sint(2, 36 * kMs);
+  TempFile f("odd.xplane.pb", xspace({tpu(), host({reordered, repeated})}));
+  auto [kept, all] = check_as_whole(f.path.string());
+  CHECK(all == 6);
+  CHECK(kept == 5);  // "between" dropped; the reordered one decoded whole, and kept
+}
+
+TEST_CASE("stats read: a damaged host event outside the gaps is not seen; inside one it is the error") {
+  // A stat whose int64 value (field 4) comes as bytes: well formed on the
+  // wire, so only decoding the stat finds it.
+  const std::string bad_stat = Pb().msg(4, Pb().sint(1, 1).bytes(4, "x")).str();
+  TempFile outside("bad_out.xplane.pb",
+                   xspace({tpu(), host({Pb().sint(1, 3).sint(2, 65 * kMs).sint(3, kMs).raw(bad_stat)})}));
+  const std::string path = outside.path.string();
+  auto whole = read_trace(path);
+  REQUIRE_FALSE(whole.ok());
+  auto fast = detail::read_file_stats(path, {}, {}, false);
+  REQUIRE(fast.ok());
+  CHECK(host_events(fast->trace) == 3);
+
+  // In a gap the event is decoded, and the error is the whole read's.
+  TempFile inside("bad_in.xplane.pb",
+                  xspace({tpu(), host({Pb().sint(1, 3).sint(2, 15 * kMs).sint(3, kMs).raw(bad_stat)})}));
+  auto whole_in = read_trace(inside.path.string());
+  REQUIRE_FALSE(whole_in.ok());
+  auto fast_in = detail::read_file_stats(inside.path.string(), {}, {}, false);
+  REQUIRE_FALSE(fast_in.ok());
+  CHECK(fast_in.status() == whole_in.status());
+  // So is a negative duration, anywhere: its time is not one to drop by.
+  TempFile negative("negative.xplane.pb", xspace({tpu(), host({rt::event(3, 80 * kMs, -3)})}));
+  auto whole_neg = read_trace(negative.path.string());
+  REQUIRE_FALSE(whole_neg.ok());
+  auto fast_neg = detail::read_file_stats(negative.path.string(), {}, {}, false);
+  REQUIRE_FALSE(fast_neg.ok());
+  CHECK(fast_neg.status() == whole_neg.status());
+}
+
+TEST_CASE("stats read: the whole read where the two reads could differ from it") {
+  // A host event naming undefined metadata outside the gaps: the host read
+  // warns of it, the device read cannot; the warnings differ, so the file is
+  // read whole (all its host events kept).
+  TempFile undefined("undefined.xplane.pb", xspace({tpu(), host({rt::event(99, 80 * kMs, kMs)})}));
+  CHECK(check_as_whole(undefined.path.string()) == std::pair<std::size_t, std::size_t>{5, 5});
+  // Host lines past 46 days: times rebased on the earliest line, which the
+  // device read does not see.
+  TempFile rebased("rebased.xplane.pb",
+                   xspace({tpu(), host({}, std::int64_t{5'000'000'000'000'000})}));
+  CHECK(check_as_whole(rebased.path.string()) == std::pair<std::size_t, std::size_t>{4, 4});
+  // An aggregated host event (num_occurrences: no time) is skipped with a
+  // warning, which the device read cannot give.
+  TempFile aggregated("aggregated.xplane.pb",
+                      xspace({tpu(), host({Pb().sint(1, 3).sint(5, 4).sint(3, kMs)})}));
+  CHECK(check_as_whole(aggregated.path.string()) == std::pair<std::size_t, std::size_t>{4, 4});
+  // A gzip'd XSpace is inflated once, and decoded whole.
+  TempFile gz("gaps.xplane.pb.gz", gzip_of(xspace({tpu(), host()})));
+  CHECK(check_as_whole(gz.path.string()) == std::pair<std::size_t, std::size_t>{4, 4});
+  // No device plane (XLA:CPU): the host's threads are the devices.
+  TempFile cpu("cpu.xplane.pb", xspace({host()}));
+  check_as_whole(cpu.path.string());
+}
+
+TEST_CASE("stats read: an op both a host and a device event name is read whole") {
+  // "b" on the host (XLA's flops 100) and on the TPU (flops 200): one op to
+  // a whole read, interned from the plane that comes first, so its figures
+  // and its place among the ops (ties) follow the host plane when it leads.
+  // The device read alone would have the TPU's; the file is read whole.
+  auto planes = [](bool host_first) {
+    Pb ops;
+    ops.sint(1, 3).bytes(2, "XLA Ops").sint(3, 1000);
+    for (auto [mid, at] : {std::pair{1, 0}, {2, 20}, {1, 60}}) ops.msg(4, rt::event(mid, at * kMs, 10 * kMs));
+    Pb tpu;
+    tpu.sint(1, 2).bytes(2, "/device:TPU:0").msg(3, ops).msg(5, rt::stat_metadata(5, "flops"));
+    tpu.msg(4, rt::event_metadata(1, "a")).msg(4, rt::event_metadata(2, "b", {}, Pb().msg(5, rt::stat_int(5, 200))));
+    Pb thread;
+    thread.sint(1, 7).bytes(2, "python/12").sint(3, 1000);
+    thread.msg(4, rt::event(1, 0, 100 * kMs)).msg(4, rt::event(4, 62 * kMs, kMs));
+    Pb h;
+    h.sint(1, 9).bytes(2, "/host:CPU").msg(3, thread).msg(5, rt::stat_metadata(5, "flops"));
+    h.msg(4, rt::event_metadata(1, "PjitFunction(f)"));
+    h.msg(4, rt::event_metadata(4, "b", {}, Pb().msg(5, rt::stat_int(5, 100))));
+    return host_first ? xspace({h, tpu}) : xspace({tpu, h});
+  };
+  for (bool host_first : {true, false}) {
+    TempFile f(host_first ? "shared_op_hf.xplane.pb" : "shared_op_df.xplane.pb", planes(host_first));
+    CHECK(check_as_whole(f.path.string()) == std::pair<std::size_t, std::size_t>{2, 2});
+    auto whole = read_trace(f.path.string());
+    REQUIRE(whole.ok());
+    const TraceStats s = compute_op_stats(*whole);
+    for (const OpStat& o : s.ops)
+      if (o.name == "b") CHECK(o.flops == (host_first ? 100 : 200));
+  }
+}
+
+TEST_CASE("stats read: a host event with a stat add_event reads is decoded, in a gap or not") {
+  // A device_ordinal that is not one (1.5), on an event in no gap: the
+  // whole read warns of it, so the host read decodes the event and warns
+  // too (the device read cannot: the file is read whole).
+  Pb h = host({Pb().sint(1, 3).sint(2, 65 * kMs).sint(3, kMs).msg(4, rt::stat_double(6, 1.5))});
+  h.msg(5, rt::stat_metadata(6, "device_ordinal"));
+  TempFile f("ordinal.xplane.pb", xspace({tpu(), h}));
+  CHECK(check_as_whole(f.path.string()) == std::pair<std::size_t, std::size_t>{5, 5});
+  auto whole = read_trace(f.path.string());
+  REQUIRE(whole.ok());
+  CHECK_FALSE(whole->warnings.empty());
+}
+
+TEST_CASE("stats read: a stream is read once, its error its own") {
+  // A pipe (`cat broken.xplane.pb | roofline stats /dev/stdin`) cannot be
+  // read again: a failed read's error is the one given, not that of a
+  // second read of nothing.
+  const std::string bytes = xspace({tpu(), host({rt::event(3, 80 * kMs, -3)})});
+  auto through_pipe = [&](auto read) {
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    std::thread writer([&] {
+      std::size_t done = 0;
+      while (done < bytes.size()) {
+        const ssize_t k = ::write(fds[1], bytes.data() + done, bytes.size() - done);
+        if (k <= 0) break;
+        done += static_cast<std::size_t>(k);
+      }
+      ::close(fds[1]);
+    });
+    auto result = read("/dev/fd/" + std::to_string(fds[0]));
+    writer.join();
+    ::close(fds[0]);
+    return result;
+  };
+  auto whole = through_pipe([](const std::string& p) { return read_trace(p); });
+  auto fast = through_pipe([](const std::string& p) { return detail::read_file_stats(p, {}, {}, false); });
+  REQUIRE_FALSE(whole.ok());
+  REQUIRE_FALSE(fast.ok());
+  CHECK_THAT(std::string(whole.status().message()), Catch::Contains("negative duration_ps -3"));
+  CHECK_THAT(std::string(fast.status().message()), Catch::Contains("negative duration_ps -3"));
+  CHECK(fast.status().code() == whole.status().code());
+}
+
+TEST_CASE("stats read: real profiles, the whole read's figures from a fraction of the host events") {
+  std::vector<std::string> paths = {
+      rt::test_data("trace/jax_cpu8.xplane.pb").string(),
+      std::string(ROOFLINE_SOURCE_DIR) + "/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb"};
+  for (const char* real : {"xprof/tpu_v6e_x4_inference_2.xplane.pb", "xprof/v100_tf_bert_multiworker.xplane.pb",
+                           "tracelens/mi300x_jax08_attention.xplane.pb", "tracelens/mi300x_jax08_gemm.xplane.pb"})
+    if (fs::exists(rt::shared_real_dir() / real)) paths.push_back((rt::shared_real_dir() / real).string());
+  for (const std::string& p : paths) {
+    auto [kept, all] = check_as_whole(p);
+    if (p.find("tpu_v6e") != std::string::npos) {
+      // 19,270 host events in the file; what overlaps the TPUs' 20 gaps
+      // stays (6,377 when measured: this short profile idles a lot).
+      CHECK(all == 19270);
+      CHECK(kept < all / 2);
+    }
+  }
+}
