@@ -6,8 +6,7 @@
 #
 # Left out of the CTest run (-E): the "package:" tests. They install and
 # build consumer projects without the sanitizers, which cannot link the
-# instrumented library, and one rebuilds the whole library (minutes); the
-# Release ctest runs them. Everything else runs, the real-trace checks and
+# instrumented library; the Release ctest runs them. Everything else runs, the real-trace checks and
 # xprof_agreement (the CLI on every real XPlane; it skips without .venv)
 # included.
 #
