@@ -12,6 +12,7 @@
 #include "roofline/detail/cat.hpp"
 #include "roofline/detail/status_macros.hpp"
 #include "roofline/match/measured.hpp"
+#include "src/trace/event_buffers.hpp"
 #include "src/trace/read_inputs.hpp"
 
 namespace roofline {
@@ -108,7 +109,9 @@ absl::StatusOr<std::optional<MeasuredRead>> merge_measured(const detail::InputLi
     name_hosts(*t, detail::host_of_part(in.files, i));
     sort_devices(*t);
     MeasuredTrace m = measure(*t, device_id);
-    drop_device_events(*t);
+    // Dropped as drop_device_events drops them, their arrays kept for the
+    // thread's next file.
+    detail::keep_for_next_file(*t, detail::KeptTimelines::kDevices);
     return FilePart{.trace = *std::move(t), .measured = std::move(m)};
   };
   detail::TraceBuilder b(in.source);

@@ -13,6 +13,7 @@
 #include "roofline/chip_identity.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/terminal.hpp"
+#include "src/trace/event_buffers.hpp"
 
 namespace roofline::detail {
 namespace {
@@ -42,7 +43,7 @@ class Assembler {
     // its events again for every line.
     for (auto& [key, e] : entities_) {
       describe(key.first, e);
-      e.d.events.reserve(e.staged_events);
+      e.d.events = take_events(e.staged_events);
     }
     for (std::uint32_t li : lines_in_order()) add_line(s_.lines[li]);
     for (auto& [key, e] : entities_) {

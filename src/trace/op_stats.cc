@@ -4,6 +4,7 @@
 #include <cassert>
 #include <limits>
 #include <map>
+#include <stdexcept>
 
 #include "absl/container/flat_hash_map.h"
 #include "src/trace/op_stats_parts.hpp"
@@ -205,46 +206,42 @@ struct Segment {
 
 // A timeline as segments naming the innermost event running: on a host, so
 // a gap is explained by what the host was actually doing, not by its outer
-// frames; on a device, each op's self time as intervals. Only events `keep`
-// accepts take part; `emit(Segment)` gets them in order within each line.
-template <class Keep, class Emit>
-void for_each_innermost(const Device& h, Keep keep, Emit emit_segment) {
-  std::vector<const Event*> stack;
-  std::int64_t cursor = 0;
-  std::uint32_t line = ~0u;
-  auto emit = [&](const Event* e, std::int64_t from, std::int64_t to) {
-    if (to > from) emit_segment(Segment{from, to, e->op});
-  };
-  auto drain = [&](std::int64_t until) {
-    while (!stack.empty() && stack.back()->end_ps() <= until) {
-      emit(stack.back(), cursor, stack.back()->end_ps());
-      cursor = std::max(cursor, stack.back()->end_ps());
-      stack.pop_back();
-    }
-  };
-  for (const Event& e : h.events) {
-    if (!keep(e)) continue;
-    if (e.line != line) {
+// frames; on a device, each op's self time as intervals. Events are given
+// with add() in their timeline's order (Device::events), finish() after the
+// last; `emit(Segment)` gets the segments in order within each line.
+template <class Emit>
+class Innermost {
+ public:
+  explicit Innermost(Emit emit) : emit_(std::move(emit)) {}
+  void add(const Event& e) {
+    if (e.line != line_) {
       drain(std::numeric_limits<std::int64_t>::max());
-      line = e.line;
-      cursor = e.start_ps;
+      line_ = e.line;
+      cursor_ = e.start_ps;
     }
     drain(e.start_ps);
-    if (!stack.empty()) emit(stack.back(), cursor, e.start_ps);
-    cursor = std::max(cursor, e.start_ps);
-    stack.push_back(&e);
+    if (!stack_.empty()) emit(stack_.back(), cursor_, e.start_ps);
+    cursor_ = std::max(cursor_, e.start_ps);
+    stack_.push_back(&e);
   }
-  drain(std::numeric_limits<std::int64_t>::max());
-}
+  void finish() { drain(std::numeric_limits<std::int64_t>::max()); }
 
-// `expected`: how many segments to make room for (more are added as found).
-template <class Keep>
-std::vector<Segment> innermost_segments(const Device& h, Keep keep, std::size_t expected = 0) {
-  std::vector<Segment> out;
-  out.reserve(expected);
-  for_each_innermost(h, keep, [&](const Segment& seg) { out.push_back(seg); });
-  return out;
-}
+ private:
+  void emit(const Event* e, std::int64_t from, std::int64_t to) {
+    if (to > from) emit_(Segment{from, to, e->op});
+  }
+  void drain(std::int64_t until) {
+    while (!stack_.empty() && stack_.back()->end_ps() <= until) {
+      emit(stack_.back(), cursor_, stack_.back()->end_ps());
+      cursor_ = std::max(cursor_, stack_.back()->end_ps());
+      stack_.pop_back();
+    }
+  }
+  Emit emit_;
+  std::vector<const Event*> stack_;
+  std::int64_t cursor_ = 0;
+  std::uint32_t line_ = ~0u;
+};
 
 std::optional<StepStats> step_stats(const std::vector<Step>& steps, bool from_host) {
   if (steps.empty()) return std::nullopt;
@@ -368,7 +365,7 @@ void add_host_activity(const Trace& t, StatsParts& parts, const OpStatsOptions& 
       // last, and by a binary search when a new line starts earlier.
       auto first = targets.begin();
       std::int64_t last_from = std::numeric_limits<std::int64_t>::max();
-      for_each_innermost(h, [](const Event&) { return true; }, [&](const Segment& seg) {
+      Innermost walk([&](const Segment& seg) {
         // Gaps that start before the segment ends and end after it starts:
         // by start, from the first that could still reach it.
         const std::int64_t from = seg.start - longest;
@@ -383,6 +380,8 @@ void add_host_activity(const Trace& t, StatsParts& parts, const OpStatsOptions& 
           if (b > a) (*it->by_op)[seg.op] += b - a;
         }
       });
+      for (const Event& e : h.events) walk.add(e);
+      walk.finish();
     }
     for (std::size_t m = 0; m < members.size(); ++m)
       for (std::size_t g = 0; g < gaps[members[m]].size(); ++g) {
@@ -416,25 +415,33 @@ int class_rank(OpClass c) {
 
 // Busy time charged to each key: at every instant, the lowest key among the
 // segments running. The charges add up to the length of the segments' union.
-std::vector<std::int64_t> charge(const std::vector<Segment>& segs,
-                                 const absl::flat_hash_map<std::uint32_t, std::size_t>& key_of, std::size_t keys) {
+// `key_of`: each op's key, by op index.
+std::vector<std::int64_t> charge(const std::vector<Segment>& segs, const std::vector<std::uint32_t>& key_of,
+                                 std::size_t keys) {
   struct Edge {
     std::int64_t at;
     std::size_t key;
     int delta;
   };
   std::vector<std::int64_t> out(keys, 0);
+  // Every segment's op has a key (fill_busy); were one without, this throws
+  // as a map's at() would, rather than write out of bounds.
+  auto key = [&](const Segment& s) -> std::size_t {
+    const std::size_t k = key_of[s.op];
+    if (k >= keys) throw std::out_of_range("charge: an op without a category");
+    return k;
+  };
   // The segments of one op line are disjoint and in order: each is charged
   // its own length, as the sweep below would.
   if (std::adjacent_find(segs.begin(), segs.end(),
                          [](const Segment& a, const Segment& b) { return b.start < a.end; }) == segs.end()) {
-    for (const Segment& s : segs) out[key_of.at(s.op)] += s.end - s.start;
+    for (const Segment& s : segs) out[key(s)] += s.end - s.start;
     return out;
   }
   std::vector<Edge> edges;
   edges.reserve(2 * segs.size());
   for (const Segment& s : segs) {
-    const std::size_t k = key_of.at(s.op);
+    const std::size_t k = key(s);
     edges.push_back({s.start, k, +1});
     edges.push_back({s.end, k, -1});
   }
@@ -481,23 +488,32 @@ std::vector<Interval> fill_busy(const Trace& t, const Device& d, DeviceStats& ds
     if (a.total_s != b.total_s) return a.total_s > b.total_s;
     return a.category < b.category;
   });
-  absl::flat_hash_map<std::uint32_t, std::size_t> key_of;
+  // By op index, not hashed: charge looks up every op event's segment (2.6 M
+  // on a pod host's profile). Every op on an op line has a row that is not
+  // async, so every segment's op has its key.
+  std::vector<std::uint32_t> key_of(t.ops.size(), kNoSlot);
   for (const OpStat& o : ds.ops) {
     if (o.async) continue;
     for (std::size_t k = 0; k < cats.size(); ++k)
-      if (cats[k].category == o.category && cats[k].op_class == o.op_class) key_of[o.op] = k;
+      if (cats[k].category == o.category && cats[k].op_class == o.op_class) key_of[o.op] = static_cast<std::uint32_t>(k);
   }
 
-  auto on_ops_line = [&](const Event& e) { return d.lines[e.line].role == LineRole::kOps; };
-  // Room for one segment per op event (async ones included: an upper bound
-  // on the usual count; a parent split by its children makes more): grown
-  // by copying, the vector was a fifth of the statistics' page faults on a
-  // pod host's profile.
-  const std::vector<Segment> work = innermost_segments(
-      d, [&](const Event& e) { return on_ops_line(e) && t.ops[e.op].op_class != OpClass::kSync; },
-      static_cast<std::size_t>(ev.events));
-  const std::vector<Segment> sync = innermost_segments(
-      d, [&](const Event& e) { return on_ops_line(e) && t.ops[e.op].op_class == OpClass::kSync; });
+  // Work and sync waits on the op lines, as two walks in one pass. Room for
+  // one work segment per op event (async ones included: an upper bound on
+  // the usual count; a parent split by its children makes more): grown by
+  // copying, the vector was a fifth of the statistics' page faults on a pod
+  // host's profile.
+  std::vector<Segment> work, sync;
+  work.reserve(static_cast<std::size_t>(ev.events));
+  Innermost work_walk([&](const Segment& seg) { work.push_back(seg); });
+  Innermost sync_walk([&](const Segment& seg) { sync.push_back(seg); });
+  for (const Event& e : d.events) {
+    if (d.lines[e.line].role != LineRole::kOps) continue;
+    if (t.ops[e.op].op_class == OpClass::kSync) sync_walk.add(e);
+    else work_walk.add(e);
+  }
+  work_walk.finish();
+  sync_walk.finish();
   const std::vector<std::int64_t> charged = charge(work, key_of, cats.size());
   std::vector<Interval> busy_u, sync_u;
   busy_u.reserve(work.size());

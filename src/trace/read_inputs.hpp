@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "roofline/trace/read.hpp"
+#include "src/trace/event_buffers.hpp"
 #include "src/trace/trace_builder.hpp"
 #include "src/trace/xplane_plan.hpp"
 
@@ -65,6 +66,11 @@ void run_in_order(const std::vector<InputFile>& files, const TraceReadOptions& o
     options.progress(progress);
   };
   if (workers <= 1) {
+    // What the tasks kept for the next file's read (keep_for_next_file)
+    // goes with the read, as a pool thread's keep goes with the thread.
+    struct FreeKept {
+      ~FreeKept() { free_kept_events(); }
+    } free_kept;
     for (std::size_t i = 0; i < n; ++i) {
       Part part = task(i, options);
       report(i);

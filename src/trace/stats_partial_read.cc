@@ -8,6 +8,7 @@
 #include "roofline/detail/cat.hpp"
 #include "roofline/detail/status_macros.hpp"
 #include "roofline/trace/stats_partial.hpp"
+#include "src/trace/event_buffers.hpp"
 #include "src/trace/read_inputs.hpp"
 #include "src/trace/stats_file_read.hpp"
 
@@ -27,7 +28,10 @@ absl::StatusOr<StatsPartial> partial_of(detail::InputListing in, const std::vect
   // One file's partial, as stats_partial of its read names it.
   auto file_partial = [&](const std::string& path, const TraceReadOptions& file_read) -> absl::StatusOr<StatsPartial> {
     ROOFLINE_ASSIGN_OR_RETURN(detail::FileStats f, detail::read_file_stats(path, file_read, options, true));
-    return detail::partial_of_parts(f.trace, std::move(f.parts), options);
+    StatsPartial part = detail::partial_of_parts(f.trace, std::move(f.parts), options);
+    // Its event arrays go to the thread's next file, where there is one.
+    if (!in.single) detail::keep_for_next_file(f.trace, detail::KeptTimelines::kDevicesAndHosts);
+    return part;
   };
   if (in.single) return file_partial(in.files.front().path, read);
   if (in.files.size() < 2) return one_pass();

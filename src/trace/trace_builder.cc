@@ -182,13 +182,24 @@ std::uint32_t TraceBuilder::intern_call(CallInfo c) {
   return it->second;
 }
 
-namespace {
-
-bool event_order(const Event& a, const Event& b) {
-  if (a.line != b.line) return a.line < b.line;
-  if (a.start_ps != b.start_ps) return a.start_ps < b.start_ps;
-  return a.duration_ps > b.duration_ps;
+// The last event sorts before the one before it.
+void move_last_event_back(std::vector<Event>& events) {
+  // Farther than this, an event is left where it is, for finish's sort: an
+  // input in reverse order costs linear time, not quadratic.
+  constexpr std::size_t kMaxMove = 32;
+  const std::size_t last = events.size() - 1;
+  const Event e = events[last];
+  std::size_t to = last - 1;
+  while (to > 0 && event_order(e, events[to - 1])) {
+    if (last - to >= kMaxMove) return;
+    --to;
+  }
+  std::move_backward(events.begin() + static_cast<std::ptrdiff_t>(to), events.begin() + static_cast<std::ptrdiff_t>(last),
+                     events.end());
+  events[to] = e;
 }
+
+namespace {
 
 // Sorts events by event_order exactly as std::stable_sort would. XPlane
 // events arrive line by line, nearly sorted: TPU ops timed by the device

@@ -44,6 +44,26 @@ ModuleName split_module_name(std::string_view s);
 // Appends `s` to `out` with JSON whitespace outside strings removed.
 void append_compact_json(std::string& out, std::string_view s);
 
+// The order of a device's events (Device::events): by line, then start,
+// then longest first.
+inline bool event_order(const Event& a, const Event& b) {
+  if (a.line != b.line) return a.line < b.line;
+  if (a.start_ps != b.start_ps) return a.start_ps < b.start_ps;
+  return a.duration_ps > b.duration_ps;
+}
+
+// One step of an insertion sort by event_order on the event just appended:
+// moved back past the events that sort after it, where that is at most a few
+// dozen places (a reader appending nearly sorted events calls it on each, and
+// TraceBuilder::finish then finds them in order, with nothing to sort). It
+// passes no event it ties with, so finish's stable sort of what is left out
+// of place gives what it gives the events as they came.
+void move_last_event_back(std::vector<Event>& events);  // the move, where the last sorts before the one before it
+inline void settle_last_event(std::vector<Event>& events) {
+  const std::size_t n = events.size();
+  if (n >= 2 && event_order(events[n - 1], events[n - 2])) move_last_event_back(events);
+}
+
 class TraceBuilder {
  public:
   explicit TraceBuilder(std::string source) { trace_.source = std::move(source); }

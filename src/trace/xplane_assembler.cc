@@ -9,6 +9,7 @@
 
 #include "roofline/detail/cat.hpp"
 #include "roofline/detail/status_macros.hpp"
+#include "src/trace/event_buffers.hpp"
 #include "src/trace/xplane_assembler_state.hpp"
 
 namespace roofline::detail {
@@ -201,7 +202,7 @@ void XPlaneAssembler::begin_entity(const XPlaneView& p) {
     }
   }
   // Under host windows most events go: room is made as the kept ones come.
-  if (!st.drop_events && !filters_) d.events.reserve(p.event_count);
+  if (!st.drop_events && !filters_) d.events = take_events(p.event_count);
   d.name = std::string(p.name);
   d.host = hostnames_.empty() ? std::string() : hostnames_.front();
   if (st.kind.is_host) {

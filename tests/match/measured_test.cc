@@ -166,6 +166,52 @@ TEST_CASE("measured: each step's mix of ops, with overlapping steps, and the med
   CHECK(g.groups[0].median_s() == Approx(7e-12));  // (5 + 9) / 2
 }
 
+TEST_CASE("measured: an op's occurrences are split by call, calls interleaved, in order of first occurrence") {
+  // One op from two calls and from none, the calls taking turns: each
+  // (op, call) is one entry, however the events alternate.
+  Trace t;
+  OpInfo op;
+  op.name = "aten::mm";
+  op.category = "kernel";
+  t.ops.push_back(op);
+  t.ops.push_back(op);
+  t.ops.back().name = "aten::add";
+  for (const char* dims : {"[[8,8],[8,8]]", "[[16,8],[8,8]]"}) {
+    CallInfo c;
+    c.launcher = "aten::mm";
+    c.input_dims = dims;
+    t.calls.push_back(c);
+  }
+  Device d;
+  d.name = "GPU 0";
+  d.kind = DeviceKind::kGpu;
+  d.lines.push_back(Line{.id = 7, .name = "stream 7", .role = LineRole::kOps});
+  std::int64_t at = 0;
+  auto event = [&](std::uint32_t op_index, std::uint32_t call, std::int64_t self_ps) {
+    Event e;
+    e.start_ps = at += 100;
+    e.duration_ps = e.self_ps = self_ps;
+    e.op = op_index;
+    e.call = call;
+    return e;
+  };
+  d.events = {event(0, 0, 1), event(0, 1, 2), event(0, 0, 4), event(0, kNoCall, 8), event(1, 1, 16), event(0, 1, 32)};
+  t.devices.push_back(d);
+  const MeasuredDevice md = measure(t, std::nullopt).devices[0];
+  REQUIRE(md.ops.size() == 4);
+  CHECK(md.ops[0].op == 0);
+  CHECK(md.ops[0].call == 0);
+  CHECK(md.ops[0].count == 2);
+  CHECK(md.ops[0].self_ps == 1 + 4);
+  CHECK(md.ops[1].call == 1);
+  CHECK(md.ops[1].self_ps == 2 + 32);
+  CHECK(md.ops[2].call == kNoCall);
+  CHECK(md.ops[2].self_ps == 8);
+  CHECK(md.ops[3].op == 1);
+  CHECK(md.ops[3].call == 1);
+  CHECK(md.ops[3].self_ps == 16);
+}
+
 TEST_CASE("measured: a device's statistics are the statistics pass's, to the bit, with totals past 2^53 ps too") {
   // measure() sums each op's self times as integers instead of sorting
   // them; below 2^53 ps that is the double sum the statistics make in

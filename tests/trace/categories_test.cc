@@ -3,6 +3,7 @@
 // waits kept apart, copy kernels as data movement. The pinned figures were
 // measured with this build (`roofline stats FILE --format json`) and agree
 // with SOURCES.md where it states them. Skipped when that folder is absent.
+// One hand-built device checks the same rules where every figure is known.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -76,6 +77,50 @@ TEST_CASE("stats categories: A100 16-rank trainer, overlapping streams count onc
   for (const CategoryStat& c : d.categories) self += c.total_s;
   CHECK(self > d.busy_s * 1.02);
   CHECK(d.sync_s == 0);  // this file has no cuda_sync events
+}
+
+TEST_CASE("stats categories: a hand-built stream's kernels, nested kernels and waits, to the picosecond") {
+  // Stream 7: a kernel [0, 100) with one nested [10, 30), a wait [120, 150)
+  // holding a wait [125, 135), a kernel [200, 260); stream 8: a wait
+  // [240, 300), last on the device. Busy: 100 + 60; sync: 30 + 60.
+  Trace t;
+  OpInfo kernel, wait;
+  kernel.name = "gemm";
+  kernel.category = "kernel";
+  kernel.op_class = OpClass::kCompute;
+  wait.name = "Stream Sync";
+  wait.category = "cuda_sync";
+  wait.op_class = OpClass::kSync;
+  t.ops = {kernel, wait};
+  Device d;
+  d.name = "GPU 0";
+  d.kind = DeviceKind::kGpu;
+  d.lines = {Line{.id = 7, .name = "stream 7", .role = LineRole::kOps},
+             Line{.id = 8, .name = "stream 8", .role = LineRole::kOps}};
+  auto event = [](std::uint32_t line, std::int64_t start_ps, std::int64_t duration_ps, std::uint32_t op) {
+    Event e;
+    e.line = line;
+    e.start_ps = start_ps;
+    e.duration_ps = e.self_ps = duration_ps;
+    e.op = op;
+    return e;
+  };
+  d.events = {event(0, 0, 100, 0), event(0, 10, 20, 0),  event(0, 120, 30, 1),
+              event(0, 125, 10, 1), event(0, 200, 60, 0), event(1, 240, 60, 1)};
+  d.events[0].self_ps = 80;
+  d.events[2].self_ps = 20;
+  t.devices.push_back(d);
+  const TraceStats s = compute_op_stats(t);
+  REQUIRE(s.devices.size() == 1);
+  const DeviceStats& ds = s.devices[0];
+  check_adds_up(ds);
+  CHECK(ds.busy_s == Approx(160e-12).epsilon(1e-12));
+  CHECK(ds.compute_s == Approx(160e-12).epsilon(1e-12));
+  CHECK(ds.sync_s == Approx(90e-12).epsilon(1e-12));
+  CHECK(ds.window_s == Approx(260e-12).epsilon(1e-12));
+  const CategoryStat& sync = category(ds.categories, "cuda_sync", OpClass::kSync);
+  CHECK(sync.count == 3);
+  CHECK(sync.busy_s == 0);
 }
 
 TEST_CASE("stats categories: cuda_sync waits are not busy time (A100-PG509-200 AlexNet)") {
