@@ -44,6 +44,15 @@ std::string measured(const std::vector<std::string>& in, std::optional<int> devi
   return rendered(make_report(r->trace, std::move(r->measured), ReportOptions{.device_id = device_id}));
 }
 
+// A GPU with one op line (stream 7) and no events yet.
+Device one_stream_gpu() {
+  Device d;
+  d.name = "GPU 0";
+  d.kind = DeviceKind::kGpu;
+  d.lines.push_back(Line{.id = 7, .name = "stream 7", .role = LineRole::kOps});
+  return d;
+}
+
 std::string example() { return std::string(ROOFLINE_SOURCE_DIR) + "/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb"; }
 
 }  // namespace
@@ -131,10 +140,7 @@ TEST_CASE("measured: each step's mix of ops, with overlapping steps, and the med
     op.category = "kernel";
     t.ops.push_back(op);
   }
-  Device d;
-  d.name = "GPU 0";
-  d.kind = DeviceKind::kGpu;
-  d.lines.push_back(Line{.id = 7, .name = "stream 7", .role = LineRole::kOps});
+  Device d = one_stream_gpu();
   auto event = [](std::int64_t start_ps, std::int64_t self_ps, std::uint32_t op) {
     Event e;
     e.start_ps = start_ps;
@@ -182,10 +188,7 @@ TEST_CASE("measured: an op's occurrences are split by call, calls interleaved, i
     c.input_dims = dims;
     t.calls.push_back(c);
   }
-  Device d;
-  d.name = "GPU 0";
-  d.kind = DeviceKind::kGpu;
-  d.lines.push_back(Line{.id = 7, .name = "stream 7", .role = LineRole::kOps});
+  Device d = one_stream_gpu();
   std::int64_t at = 0;
   auto event = [&](std::uint32_t op_index, std::uint32_t call, std::int64_t self_ps) {
     Event e;
@@ -225,10 +228,7 @@ TEST_CASE("measured: a device's statistics are the statistics pass's, to the bit
       op.category = name;
       t.ops.push_back(op);
     }
-    Device d;
-    d.name = "GPU 0";
-    d.kind = DeviceKind::kGpu;
-    d.lines.push_back(Line{.id = 7, .name = "stream 7", .role = LineRole::kOps});
+    Device d = one_stream_gpu();
     std::int64_t at = 0;
     for (std::size_t i = 0; i < self_ps.size(); ++i) {
       Event e;
