@@ -1,6 +1,8 @@
 // The statistics of many files without holding their traces together: each
 // file is read, reduced to its partial on the thread that read it and
 // dropped; the partials merge in file order (exactly one pass's figures).
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,6 +66,30 @@ absl::StatusOr<StatsPartial> partial_of(detail::InputListing in, const std::vect
   return merged;
 }
 
+// A listing of one file (a profile folder, a pattern that matched one file):
+// the file's statistics as read_file_stats reads them (two partial reads of
+// an XSpace), given what read_files makes of a one-file read (named after
+// the listing, its warnings first, the devices in listing order), so that
+// they are the whole read's. Nothing where the file does not read: the
+// whole read then gives its own error, or skips it.
+std::optional<TraceStatsRead> one_file_listing_stats(const detail::InputListing& in, const TraceReadOptions& read,
+                                                     const OpStatsOptions& options) {
+  absl::StatusOr<detail::FileStats> f = detail::read_file_stats(in.files.front().path, read, options, false);
+  if (!f.ok()) return std::nullopt;
+  detail::TraceBuilder b(in.source);
+  detail::merge_part(b, std::move(f->trace), detail::host_of_part(in.files, 0));
+  const std::vector<std::size_t> order = detail::finish_merge(b.trace(), in.warnings, in.warnings.size());
+  // The statistics name each device by its place. A file's read lists its
+  // devices as a listing does (TraceBuilder::finish sorts them by host, kind
+  // and id), so the places stand; were it ever otherwise, the whole read.
+  if (!std::is_sorted(order.begin(), order.end())) return std::nullopt;
+  // merge_part interns the file's ops afresh in their order: the same
+  // indexes, which the rows and skew inputs use.
+  detail::StatsParts& p = f->parts;
+  TraceStats s = detail::finish_stats(std::move(p.devices), p.busy_self_ps, p.skew_inputs, p.rows, b.trace().ops);
+  return TraceStatsRead{.trace = std::move(b.trace()), .stats = std::move(s)};
+}
+
 }  // namespace
 
 absl::StatusOr<StatsPartial> stats_partial_of_traces(const std::vector<std::string>& paths_or_globs,
@@ -82,6 +108,8 @@ absl::StatusOr<TraceStatsRead> read_trace_stats(const std::vector<std::string>& 
     TraceStats s = detail::finish_stats(std::move(p.devices), p.busy_self_ps, p.skew_inputs, p.rows, f.trace.ops);
     return TraceStatsRead{.trace = std::move(f.trace), .stats = std::move(s)};
   }
+  if (in.files.size() == 1)
+    if (std::optional<TraceStatsRead> one = one_file_listing_stats(in, read, options)) return *std::move(one);
   if (in.files.size() < 2) {
     ROOFLINE_ASSIGN_OR_RETURN(Trace t, read_traces(paths_or_globs, read));
     TraceStats s = compute_op_stats(t, options);

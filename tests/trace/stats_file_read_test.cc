@@ -133,6 +133,38 @@ TEST_CASE("stats read: host events only in the idle gaps, the whole read's figur
   CHECK(check_as_whole(first.path.string()) == std::pair<std::size_t, std::size_t>{3, 4});
 }
 
+TEST_CASE("stats read: a profile folder of one XSpace is read in two partial reads, as the folder's whole read") {
+  // Two runs (the newest read, with a warning) of one XSpace whose TPU:1
+  // plane comes before TPU:0's: the folder's read lists TPU:0 first.
+  Pb tpu1 = tpu();
+  {
+    Pb ops;
+    ops.sint(1, 3).bytes(2, "XLA Ops").sint(3, 1000);
+    for (std::int64_t at : {5, 40}) ops.msg(4, rt::event(1, at * kMs, 10 * kMs));
+    tpu1 = Pb();
+    tpu1.sint(1, 5).bytes(2, "/device:TPU:1").msg(3, ops).msg(4, rt::event_metadata(1, "fusion.2"));
+  }
+  const fs::path root = rt::fresh_temp_dir("stats_file_read_test", "folder");
+  for (const char* run : {"2026_01_01_00_00_00", "2026_01_02_00_00_00"}) {
+    fs::create_directories(root / "plugins/profile" / run);
+    std::ofstream(root / "plugins/profile" / run / "host.xplane.pb", std::ios::binary) << xspace({host(), tpu1, tpu()});
+  }
+  auto whole = read_trace(root.string());
+  REQUIRE(whole.ok());
+  REQUIRE(whole->devices.size() == 2);
+  CHECK(whole->devices[0].name == "/device:TPU:0");
+  CHECK_THAT(whole->warnings.at(0), Catch::Contains("2 capture folders; read the newest"));
+  auto read = read_trace_stats({root.string()});
+  REQUIRE(read.ok());
+  CHECK(to_json(read->trace, read->stats, SIZE_MAX).dump() ==
+        to_json(*whole, compute_op_stats(*whole), SIZE_MAX).dump());
+  CHECK(read->stats.devices.at(0).device == 0);
+  CHECK(read->trace.devices.at(read->stats.devices.at(0).device).name == "/device:TPU:0");
+  CHECK(host_events(*whole) == 4);
+  CHECK(host_events(read->trace) < 4);  // two reads: only the events in a gap of either TPU
+  fs::remove_all(root);
+}
+
 TEST_CASE("stats read: an event out of order on its line is still found in an earlier gap") {
   // After "between" (62 ms, past both gaps), one at 15 ms: in the first gap.
   TempFile f("late.xplane.pb", xspace({tpu(), host({rt::event(2, 15 * kMs, kMs)})}));
