@@ -377,6 +377,30 @@ class Decoder {
   [[gnu::always_inline]] bool fast_event(std::size_t pos, std::size_t end, const XPlaneAssembler& a,
                                          RawEvent& ev, std::vector<XStatView>& stats) const {
     std::uint64_t v;
+    // The usual order (1, 2, 3, then stats) as a straight line, whose
+    // branches are predicted where a switch on each tag is not; anything
+    // after it (another order, a repeat, num_occurrences) by the loop,
+    // which reads fields in any order as a decode does.
+    if (pos < end && base_[pos] == 0x08) {
+      if (!varint(++pos, end, v)) return false;
+      ev.metadata_id = static_cast<std::int64_t>(v);
+    }
+    if (pos < end && base_[pos] == 0x10) {
+      if (!varint(++pos, end, v)) return false;
+      ev.offset_ps = static_cast<std::int64_t>(v);
+      ev.aggregated = false;
+    }
+    if (pos < end && base_[pos] == 0x18) {
+      if (!varint(++pos, end, v)) return false;
+      ev.duration_ps = static_cast<std::int64_t>(v);
+    }
+    while (pos < end && base_[pos] == 0x22) {
+      if (!varint(++pos, end, v) || v > end - pos) return false;
+      XStatView st;
+      if (!fast_stat(pos, pos + v, st)) return false;
+      if (a.event_stat_used(st.metadata_id)) stats.push_back(st);
+      pos += v;
+    }
     while (pos < end) {
       const std::uint8_t tag = base_[pos++];
       switch (tag) {

@@ -5,6 +5,7 @@
 // errors from the WireFault below, so the primitives carry no strings.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -13,26 +14,37 @@ namespace roofline::detail {
 
 enum WireType : std::uint32_t { kVarint = 0, kFixed64 = 1, kLen = 2, kFixed32 = 5 };
 
-// Reads a varint at `pos` (< end) of `base`. Fast path when ten bytes are
-// available. False for a varint cut off by `end` or longer than 64 bits.
+// Reads a varint at `pos` (< end) of `base`. Fast path when eight bytes
+// are available. False for a varint cut off by `end` or longer than 64 bits.
 [[gnu::always_inline]] inline bool read_varint(const std::uint8_t* base, std::size_t& pos, std::size_t end,
                                                std::uint64_t& v) {
   const std::uint8_t* p = base + pos;
-  if (end - pos >= 10) {
-    std::uint64_t r = p[0] & 0x7f;
-    if (p[0] < 0x80) { v = r; pos += 1; return true; }
-    r |= std::uint64_t{p[1] & 0x7fu} << 7;
-    if (p[1] < 0x80) { v = r; pos += 2; return true; }
-    for (int i = 2; i < 10; ++i) {
-      r |= std::uint64_t{p[i] & 0x7fu} << (7 * i);
-      if (p[i] < 0x80) {
-        if (i == 9 && p[i] > 1) return false;  // more than 64 bits
-        v = r;
-        pos += static_cast<std::size_t>(i) + 1;
+  if (end - pos >= 8) {
+    if (p[0] < 0x80) {  // most tags, lengths and ids: one byte
+      v = p[0];
+      pos += 1;
+      return true;
+    }
+    // Two to eight bytes without a branch on the length (the length of an
+    // event's start and duration changes from one event to the next, which
+    // a loop's exit mispredicts): the terminating byte is the lowest whose
+    // top bit is clear; the 7-bit groups up to it are packed in three
+    // shifts.
+    std::uint64_t x;
+    std::memcpy(&x, p, 8);
+    if constexpr (std::endian::native == std::endian::little) {
+      const std::uint64_t stops = ~x & 0x8080808080808080u;
+      if (stops != 0) {
+        x &= stops ^ (stops - 1);  // the bytes up to the terminating one
+        x &= 0x7f7f7f7f7f7f7f7fu;
+        x = ((x & 0x7f007f007f007f00u) >> 1) | (x & 0x007f007f007f007fu);
+        x = ((x & 0x3fff00003fff0000u) >> 2) | (x & 0x00003fff00003fffu);
+        x = ((x & 0x0fffffff00000000u) >> 4) | (x & 0x000000000fffffffu);
+        v = x;
+        pos += static_cast<std::size_t>(std::countr_zero(stops) >> 3) + 1;
         return true;
       }
     }
-    return false;
   }
   std::uint64_t r = 0;
   for (int i = 0; i < 10 && pos + static_cast<std::size_t>(i) < end; ++i) {

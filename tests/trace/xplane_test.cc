@@ -558,7 +558,7 @@ TEST_CASE("xplane: real profiles read without host timelines equal the full read
   }
 }
 
-TEST_CASE("proto wire: varints of every length, with and without ten bytes after them") {
+TEST_CASE("proto wire: varints of every length, with and without eight bytes after them") {
   using roofline::detail::read_varint;
   auto encode = [](std::uint64_t v) {
     std::string s;
@@ -575,7 +575,10 @@ TEST_CASE("proto wire: varints of every length, with and without ten bytes after
     values.push_back((std::uint64_t{1} << bits) + 0x5a5a5a5a5a5a5a5aull % (std::uint64_t{1} << bits));
   }
   for (std::uint64_t v : values)
-    for (const std::string& tail : {std::string(), std::string(12, '\xff')}) {  // slow path, fast path
+    // The slow path; the fast path, followed by bytes that each would end a
+    // varint (0x00) or none would (0xff); exactly eight bytes from its start.
+    for (const std::string& tail : {std::string(), std::string(12, '\xff'), std::string(12, '\0'),
+                                    std::string(encode(v).size() < 8 ? 8 - encode(v).size() : 0, '\x7f')}) {
       const std::string bytes = encode(v) + tail;
       std::size_t pos = 0;
       std::uint64_t got = 0;
