@@ -8,16 +8,28 @@
 # mutation sequence the same on every machine (a slower machine runs a
 # prefix of it). For a deeper search: ROOFLINE_FUZZ_SEED=0 (random)
 # ROOFLINE_FUZZ_SECONDS=600 ROOFLINE_FUZZ_RUNS=-1 scripts/fuzz.sh
+#
+# ROOFLINE_FUZZ_BUILT=1 runs the fuzzers already built in
+# ROOFLINE_FUZZ_BUILD_DIR (scripts/test.sh: the sanitize build, -O1, made
+# with ROOFLINE_SANITIZE_FUZZ=1) instead of configuring and building its own
+# (-O2).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${ROOFLINE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 seconds="${ROOFLINE_FUZZ_SECONDS:-20}"
 runs="${ROOFLINE_FUZZ_RUNS:-300000}"
 seed="${ROOFLINE_FUZZ_SEED:-1}"
-CXX=clang++ CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DROOFLINE_FUZZ=ON -DROOFLINE_BUILD_TESTS=OFF -DROOFLINE_BUILD_BENCH=OFF \
-  -DROOFLINE_BUILD_EXAMPLES=OFF -DROOFLINE_BUILD_CLI=OFF >/dev/null
-cmake --build "$build" -j "${ROOFLINE_JOBS:-2}"
+if [ "${ROOFLINE_FUZZ_BUILT:-0}" = 1 ]; then
+  if ! compgen -G "$build/fuzz/*_fuzz" >/dev/null; then
+    echo "fuzz: ROOFLINE_FUZZ_BUILT=1 but $build/fuzz has no fuzzer (build it with ROOFLINE_FUZZ=ON)" >&2
+    exit 1
+  fi
+else
+  CXX=clang++ CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DROOFLINE_FUZZ=ON -DROOFLINE_BUILD_TESTS=OFF -DROOFLINE_BUILD_BENCH=OFF \
+    -DROOFLINE_BUILD_EXAMPLES=OFF -DROOFLINE_BUILD_CLI=OFF >/dev/null
+  cmake --build "$build" -j "${ROOFLINE_JOBS:-2}"
+fi
 status=0
 for fuzzer in "$build"/fuzz/*_fuzz; do
   name="$(basename "$fuzzer")"

@@ -4,8 +4,10 @@
 #   venv       the Python oracles and build tools in .venv (scripts/venv.sh),
 #              best effort: without PyPI the xprof_agreement test skips and
 #              the Python package is not built
-#   fuzz       every libFuzzer target for a bounded time (scripts/fuzz.sh)
-#   sanitize   the tests and the main demo under ASan+UBSan (scripts/sanitize.sh)
+#   sanitize   the tests and the main demo under ASan+UBSan (scripts/sanitize.sh),
+#              in a build that also holds the libFuzzer targets
+#   fuzz       every libFuzzer target for a bounded time (scripts/fuzz.sh), from
+#              the sanitize build (its own build when sanitize is left out)
 #   wheel      pip wheel . into a fresh virtualenv, as a user installs the
 #              Python package, and its tests there (scripts/python_package.sh)
 #   release    the Release build and the whole CTest suite, last, so its
@@ -44,8 +46,19 @@ release() {
 
 stage deps env ROOFLINE_WITH_CHROMIUM=1 "$root/scripts/deps.sh"
 if [ "${ROOFLINE_SKIP_VENV:-0}" != 1 ]; then stage venv venv; fi
-if [ "${ROOFLINE_SKIP_FUZZ:-0}" != 1 ]; then stage fuzz "$root/scripts/fuzz.sh"; fi
-if [ "${ROOFLINE_SKIP_SANITIZE:-0}" != 1 ]; then stage sanitize "$root/scripts/sanitize.sh"; fi
+# One instrumented library for the sanitize and fuzz stages.
+sanitize_build="${ROOFLINE_SANITIZE_BUILD_DIR:-$root/build-asan}"
+if [ "${ROOFLINE_SKIP_SANITIZE:-0}" != 1 ]; then
+  fuzz_with=0
+  if [ "${ROOFLINE_SKIP_FUZZ:-0}" != 1 ]; then fuzz_with=1; fi
+  stage sanitize env ROOFLINE_SANITIZE_BUILD_DIR="$sanitize_build" ROOFLINE_SANITIZE_FUZZ="$fuzz_with" \
+    "$root/scripts/sanitize.sh"
+  if [ "$fuzz_with" = 1 ]; then
+    stage fuzz env ROOFLINE_FUZZ_BUILD_DIR="$sanitize_build" ROOFLINE_FUZZ_BUILT=1 "$root/scripts/fuzz.sh"
+  fi
+elif [ "${ROOFLINE_SKIP_FUZZ:-0}" != 1 ]; then
+  stage fuzz "$root/scripts/fuzz.sh"
+fi
 if [ "${ROOFLINE_SKIP_WHEEL:-0}" != 1 ]; then stage wheel "$root/scripts/python_package.sh" "$build/wheel"; fi
 stage release release
 echo "test.sh: stage times: ${timings[*]/%/;} total $SECONDS s"
