@@ -49,8 +49,8 @@ ModelConfig model_from(const nb::handle& model) {
 
 Remat remat_from(const std::string& text) {
   if (const std::optional<Remat> r = parse_remat(text)) return *r;
-  throw nb::value_error(("remat: unknown policy '" + text +
-                         "'; policies are none, minimal (save-dots), save-qkv, full, offload").c_str());
+  throw nb::value_error(("remat: unknown policy '" + text + "'; policies are " + std::string(kRematPolicyNames))
+                            .c_str());
 }
 
 // "full", "full,minimal" or ["full", "minimal"].

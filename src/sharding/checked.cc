@@ -242,7 +242,7 @@ absl::Status validate_training_step(const ModelConfig& model, const Chip& chip, 
   if (absl::Status s = validate_training_dtypes(cfg.dtypes); !s.ok()) return s;
   if (std::find(std::begin(kAllRemats), std::end(kAllRemats), cfg.remat) == std::end(kAllRemats))
     return absl::InvalidArgumentError(
-        detail::cat("remat policy ", static_cast<int>(cfg.remat), " is none of none, minimal, save-qkv, full, offload"));
+        detail::cat("remat policy ", static_cast<int>(cfg.remat), " is none of ", kRematPolicyNames));
   if (cfg.remat == Remat::kOffload && !(chip.pcie_bytes_per_s > 0))
     return absl::InvalidArgumentError(
         detail::cat("remat offload needs a host link: ", chip.name, " has no pcie_bytes_per_s"));

@@ -171,11 +171,12 @@ TEST_CASE("published runs: the planner's rank of the published layout (regressio
               "remat, %d of %d remat free; %d ranked; issue 12's target 80%% (%d of %d) is %s\n",
               met, n, 100.0 * met / n, met_free, n, ranked, target, n,
               met >= target ? "met" : ("not met, short by " + std::to_string(target - met)).c_str());
-  // Measured when this was written (docs/planner_validation.md): 11 of 31
-  // with the run's remat (the FSDP-only full-remat v4 and v5e runs), 6 of
-  // 31 with remat free. Held as floors.
-  CHECK(met >= 11);
-  CHECK(met_free >= 6);
+  // Measured (docs/planner_validation.md): 12 of 31 with the run's remat
+  // (the FSDP-only full-remat v4 and v5e runs, and v5p Llama 2 70B once its
+  // save_dot_except_mlpwi was modelled), 7 of 31 with remat free. Held as
+  // floors.
+  CHECK(met >= 12);
+  CHECK(met_free >= 7);
 }
 
 TEST_CASE("published runs: a bad case is refused with the file and the place") {

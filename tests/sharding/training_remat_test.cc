@@ -44,7 +44,8 @@ constexpr double t = 8192, T = 8192, D = 4096, F = 14336, q = 4096, kv = 1024;
 // Forward FLOPs of one layer's pieces (docs/layers.md).
 constexpr double kQkvFwd = 2 * t * D * (q + 2 * kv);      // x @ [Wq Wk Wv]
 constexpr double kOutFwd = 2 * t * q * D;                 // attn @ Wo
-constexpr double kMlpFwd = 2 * t * D * 2 * F + 2 * t * F * D;  // gate/up and down
+constexpr double kMlpInFwd = 2 * t * D * 2 * F;          // x @ [W_gate W_up]
+constexpr double kMlpFwd = kMlpInFwd + 2 * t * F * D;     // and h @ W_down
 constexpr double kCoreFwd = 4 * t * T * q / 2;            // QK^T and PV, causal
 constexpr double kElemFwd = 4 * t * F + 2 * 4 * t * D + 2 * t * D;  // SiLU product, 2 norms, 2 residual adds
 
@@ -52,10 +53,12 @@ constexpr double kElemFwd = 4 * t * F + 2 * 4 * t * D + 2 * t * D;  // SiLU prod
 
 TEST_CASE("remat: each policy runs exactly its listed forward work twice") {
   const TrainingStep none = fsdp64(Remat::kNone), minimal = fsdp64(Remat::kMinimal),
-                     save_qkv = fsdp64(Remat::kSaveQkv), full = fsdp64(Remat::kFull),
-                     offload = fsdp64(Remat::kOffload);
+                     save_dot = fsdp64(Remat::kSaveDotExceptMlpwi), save_qkv = fsdp64(Remat::kSaveQkv),
+                     full = fsdp64(Remat::kFull), offload = fsdp64(Remat::kOffload);
   // minimal: the attention core and the element-wise work.
   CHECK(minimal.roofline.flops - none.roofline.flops == Approx(32 * (kCoreFwd + kElemFwd)));
+  // save-dot-except-mlpwi: minimal's and x @ [W_gate W_up], not h @ W_down.
+  CHECK(save_dot.roofline.flops - none.roofline.flops == Approx(32 * (kCoreFwd + kElemFwd + kMlpInFwd)));
   // save-qkv: everything but the QKV projection.
   CHECK(save_qkv.roofline.flops - none.roofline.flops ==
         Approx(32 * (kCoreFwd + kElemFwd + kOutFwd + kMlpFwd)));
@@ -65,7 +68,8 @@ TEST_CASE("remat: each policy runs exactly its listed forward work twice") {
   CHECK(offload.roofline.flops == Approx(none.roofline.flops));
   // Hence the ordering of compute time.
   CHECK(none.t_compute_s < minimal.t_compute_s);
-  CHECK(minimal.t_compute_s < save_qkv.t_compute_s);
+  CHECK(minimal.t_compute_s < save_dot.t_compute_s);
+  CHECK(save_dot.t_compute_s < save_qkv.t_compute_s);
   CHECK(save_qkv.t_compute_s < full.t_compute_s);
   // The model FLOPs (MFU convention) leave recompute out: the same for all.
   CHECK(full.model_flops == none.model_flops);
@@ -75,6 +79,7 @@ TEST_CASE("remat: activation memory per policy, element by element") {
   // Elements per token per layer (detail/training_remat.hpp):
   //   none      2D + 2D + (q + 2kv) + q + N x 4/2 (fp32 stats) + 3F = 69,696
   //   minimal   D + (q + 2kv) + D + 2F (D_l = D: no TP)           = 43,008
+  //   save-dot-except-mlpwi  D + (q + 2kv) + D                     = 14,336
   //   save-qkv  D + (q + 2kv)                                      = 10,240
   //   full      D                                                  =  4,096
   // in bf16 (2 bytes), over 32 layers x 8192 tokens; every policy but none
@@ -85,14 +90,17 @@ TEST_CASE("remat: activation memory per policy, element by element") {
   const double working = t * all * 2, logits = t * 128256 * 6;
   const auto acts = [&](double kept, bool recompute) { return 32 * t * kept * 2 + (recompute ? working : 0) + logits; };
   const TrainingStep none = fsdp64(Remat::kNone), minimal = fsdp64(Remat::kMinimal),
-                     save_qkv = fsdp64(Remat::kSaveQkv), full = fsdp64(Remat::kFull),
-                     offload = fsdp64(Remat::kOffload);
+                     save_dot = fsdp64(Remat::kSaveDotExceptMlpwi), save_qkv = fsdp64(Remat::kSaveQkv),
+                     full = fsdp64(Remat::kFull), offload = fsdp64(Remat::kOffload);
   CHECK(none.memory.activations_bytes == Approx(acts(all, false)));
   CHECK(minimal.memory.activations_bytes == Approx(acts(D + (q + 2 * kv) + D + 2 * F, true)));
+  REQUIRE(D + (q + 2 * kv) + D == 14336);
+  CHECK(save_dot.memory.activations_bytes == Approx(acts(14336, true)));
   CHECK(save_qkv.memory.activations_bytes == Approx(acts(D + (q + 2 * kv), true)));
   CHECK(full.memory.activations_bytes == Approx(acts(D, true)));
   CHECK(none.memory.activations_bytes > minimal.memory.activations_bytes);
-  CHECK(minimal.memory.activations_bytes > save_qkv.memory.activations_bytes);
+  CHECK(minimal.memory.activations_bytes > save_dot.memory.activations_bytes);
+  CHECK(save_dot.memory.activations_bytes > save_qkv.memory.activations_bytes);
   CHECK(save_qkv.memory.activations_bytes > full.memory.activations_bytes);
   // The none / full figures beside every policy's.
   CHECK(minimal.memory.activations_no_remat_bytes == Approx(none.memory.activations_bytes));
@@ -243,4 +251,15 @@ TEST_CASE("validate: training dtypes, optimizer states and the host link offload
   CHECK(err(no_host, cfg).find("has no pcie_bytes_per_s") != std::string::npos);
   cfg.remat = static_cast<Remat>(17);
   CHECK(err(chip("tpu-v5p"), cfg).find("remat policy 17") != std::string::npos);
+}
+
+TEST_CASE("remat: every policy's name parses back, MaxText's names too, and the listed names hold them all") {
+  for (Remat r : roofline::kAllRemats) {
+    INFO(roofline::remat_name(r));
+    CHECK(roofline::parse_remat(roofline::remat_name(r)) == r);
+    CHECK(std::string(roofline::kRematPolicyNames).find(roofline::remat_name(r)) != std::string::npos);
+  }
+  CHECK(roofline::parse_remat("save_dot_except_mlpwi") == Remat::kSaveDotExceptMlpwi);
+  CHECK(roofline::parse_remat("save_qkv_proj") == Remat::kSaveQkv);
+  CHECK(roofline::parse_remat("save_dot_except_mlp") == std::nullopt);  // not modelled
 }

@@ -204,6 +204,20 @@ TEST_CASE("training step: tensor parallelism gathers and scatters activations ar
   const double v = 8192.0 * 4096 * 2;
   const double t = v / 1.8e11;  // one wrapping ring of 4: V / W_bidi (bandwidth-bound)
   CHECK(part(s, "tensor-parallel collectives").roofline.t_ici_s == Approx((32 * (8 + 6) + 2) * t));
+  // What the other policies run again (detail/training_remat.hpp): minimal
+  // none of them (AG 2 + 4, RS 2 + 2); save-dot-except-mlpwi the MLP
+  // block's AllGather (its gate and up are rebuilt; W_down and Wo are not:
+  // AG 3 + 4, RS 2 + 2); save-qkv that and both ReduceScatters (AG 3 + 4,
+  // RS 4 + 2).
+  const auto tp_s = [&](roofline::Remat r) {
+    const auto p = step(llama8b(), "tpu-v5p", m,
+                        {.data = axes(m, "X"), .fsdp = axes(m, "X"), .model = axes(m, "Y")},
+                        {.batch_tokens = 16 * 8192, .remat = r});
+    return part(p, "tensor-parallel collectives").roofline.t_ici_s;
+  };
+  CHECK(tp_s(roofline::Remat::kMinimal) == Approx((32 * (6 + 4) + 2) * t));
+  CHECK(tp_s(roofline::Remat::kSaveDotExceptMlpwi) == Approx((32 * (7 + 4) + 2) * t));
+  CHECK(tp_s(roofline::Remat::kSaveQkv) == Approx((32 * (7 + 6) + 2) * t));
 }
 
 TEST_CASE("training step: MFU follows the named convention and the step bounds") {

@@ -23,10 +23,19 @@ enum class Remat : unsigned char {
   kFull,     // keep each layer's input; the layer's whole forward runs twice
   kOffload,  // keep what kNone keeps, in host memory: nothing runs twice; the bytes cross the
              // host link (Chip::pcie_bytes_per_s) out in the forward and back in the backward
+  kSaveDotExceptMlpwi,  // "save_dot_except_mlpwi": keep what kMinimal keeps but the MLP's gate
+                        // and up outputs, which run twice with the attention core and the
+                        // element-wise work
 };
 
-inline constexpr Remat kAllRemats[] = {Remat::kNone, Remat::kMinimal, Remat::kSaveQkv, Remat::kFull,
-                                       Remat::kOffload};
+// In the order of how much they keep (offload last: it keeps none's set,
+// off the chip).
+inline constexpr Remat kAllRemats[] = {Remat::kNone, Remat::kMinimal, Remat::kSaveDotExceptMlpwi,
+                                       Remat::kSaveQkv, Remat::kFull, Remat::kOffload};
+
+// The policies as the CLI and the Python package list them.
+inline constexpr std::string_view kRematPolicyNames =
+    "none, minimal (save-dots), save-dot-except-mlpwi, save-qkv, full, offload";
 
 constexpr std::string_view remat_name(Remat r) {
   switch (r) {
@@ -35,16 +44,19 @@ constexpr std::string_view remat_name(Remat r) {
     case Remat::kSaveQkv: return "save-qkv";
     case Remat::kFull: return "full";
     case Remat::kOffload: return "offload";
+    case Remat::kSaveDotExceptMlpwi: return "save-dot-except-mlpwi";
   }
   return "none";
 }
 
-// "none", "minimal" (also "save-dots"), "save-qkv", "full", "offload".
+// A policy by its name (kRematPolicyNames), or by MaxText's where it differs
+// ("save_qkv_proj", "save_dot_except_mlpwi").
 constexpr std::optional<Remat> parse_remat(std::string_view text) {
   for (Remat r : kAllRemats)
     if (remat_name(r) == text) return r;
   if (text == "save-dots" || text == "save_dots") return Remat::kMinimal;
   if (text == "save_qkv" || text == "save-qkv-proj" || text == "save_qkv_proj") return Remat::kSaveQkv;
+  if (text == "save_dot_except_mlpwi") return Remat::kSaveDotExceptMlpwi;
   return std::nullopt;
 }
 

@@ -22,6 +22,9 @@
 //   minimal   D_l + (q + 2 kv) + D_l + 2 F_l                attention core, norms, residual adds,
 //             (layer input, Q K V, Wo's output,             SiLU product
 //             gate and up; plain MLP: F_l)
+//   save-dot- D_l + (q + 2 kv) + D_l                        minimal's, and x @ [W_gate W_up] with
+//   except-   (minimal's but gate and up)                   the MLP's AllGather
+//   mlpwi
 //   save-qkv  D_l + (q + 2 kv) (layer input, Q K V)         all but x @ [Wq Wk Wv]; the MLP's
 //                                                           AllGather and both ReduceScatters
 //   full      D_l (layer input)                             the whole forward, its collectives too
@@ -39,7 +42,12 @@
 // ReduceScatter (the residual stream's sharding; MaxText constrains layer
 // activations to it), not the [t, D] partial sums, which are a temporary of
 // the partitioned dot; so the ReduceScatter does not run again. "save-qkv" is
-// save_qkv_proj: save_only_these_names(query_proj, key_proj, value_proj). The layer input is
+// save_qkv_proj: save_only_these_names(query_proj, key_proj, value_proj).
+// "save-dot-except-mlpwi" is save_only_these_names(query_proj, key_proj,
+// value_proj, qkv_proj, out_proj, mlpwo): no MLP input matmul's output, so
+// gate and up are rebuilt for the SiLU product W_down's weight gradient
+// reads, from the norm-2 output gathered again (as save-qkv's MLP block);
+// mlpwo, like minimal's W_down output, is never read. The layer input is
 // kept by every policy: it is the carry of the scan over layers. Every
 // policy but none also holds one layer's full set while that layer's
 // backward runs (the working set, memory_per_chip). The forward's
@@ -59,7 +67,8 @@ struct RematRuns {
   double qkv_proj = 1;     // x @ [Wq Wk Wv]
   double out_proj = 1;     // attn @ Wo
   double attn_core = 1;    // QK^T, softmax, PV
-  double mlp_matmuls = 1;  // x @ [W_gate W_up] and h @ W_down
+  double mlp_in = 1;       // x @ [W_gate W_up] (plain MLP: x @ W_in)
+  double mlp_out = 1;      // h @ W_down
   double elementwise = 1;  // norms, residual adds, the SiLU product
   double tp_gathers = 2;   // tensor-parallel AllGathers of the forward, per layer (2 blocks)
   double tp_scatters = 2;  // tensor-parallel ReduceScatters of the forward, per layer
@@ -71,11 +80,13 @@ constexpr RematRuns remat_runs(Remat r) {
     case Remat::kOffload: return {};
     case Remat::kMinimal:
       return {.attn_core = 2, .elementwise = 2};
+    case Remat::kSaveDotExceptMlpwi:
+      return {.attn_core = 2, .mlp_in = 2, .elementwise = 2, .tp_gathers = 3};
     case Remat::kSaveQkv:
-      return {.out_proj = 2, .attn_core = 2, .mlp_matmuls = 2, .elementwise = 2, .tp_gathers = 3,
+      return {.out_proj = 2, .attn_core = 2, .mlp_in = 2, .mlp_out = 2, .elementwise = 2, .tp_gathers = 3,
               .tp_scatters = 4};
     case Remat::kFull:
-      return {.qkv_proj = 2, .out_proj = 2, .attn_core = 2, .mlp_matmuls = 2, .elementwise = 2,
+      return {.qkv_proj = 2, .out_proj = 2, .attn_core = 2, .mlp_in = 2, .mlp_out = 2, .elementwise = 2,
               .tp_gathers = 4, .tp_scatters = 4};
   }
   return {};
@@ -105,6 +116,7 @@ inline LayerActivations layer_activations(Remat r, MlpKind mlp, double D, double
   switch (r) {
     case Remat::kNone: kept = all; break;
     case Remat::kMinimal: kept = Dl + (q + 2 * kv) + Dl + mlp_dots; break;
+    case Remat::kSaveDotExceptMlpwi: kept = Dl + (q + 2 * kv) + Dl; break;
     case Remat::kSaveQkv: kept = Dl + (q + 2 * kv); break;
     case Remat::kFull:
     case Remat::kOffload: kept = Dl; break;

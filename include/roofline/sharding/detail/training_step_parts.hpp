@@ -269,8 +269,8 @@ inline void layer_compute(const Context& c, TrainingStep& st) {
   {
     PartBuilder mlp = c.part(st, kMlp);
     const bool gated = c.model.mlp == MlpKind::kGated;
-    mlp.training_matmul(t, s.D, (gated ? 2 : 1) * s.Fl, c.runs.mlp_matmuls, c.per_layer);  // x @ [W_gate W_up]
-    mlp.training_matmul(t, s.Fl, s.D, c.runs.mlp_matmuls, c.per_layer);                    // h @ W_down
+    mlp.training_matmul(t, s.D, (gated ? 2 : 1) * s.Fl, c.runs.mlp_in, c.per_layer);  // x @ [W_gate W_up]
+    mlp.training_matmul(t, s.Fl, s.D, c.runs.mlp_out, c.per_layer);                   // h @ W_down
     // Activation: gated silu(g) * u reads g, u and writes h (4 FLOPs an
     // element: sigmoid's add and divide, two multiplies; the exp is a
     // transcendental); its backward reads g, u, dh and writes dg, du.
