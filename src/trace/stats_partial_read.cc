@@ -36,7 +36,7 @@ absl::StatusOr<StatsPartial> partial_of(detail::InputListing in, const std::vect
     return part;
   };
   if (in.single) return file_partial(in.files.front().path, read);
-  if (in.files.size() < 2) return one_pass();
+  if (in.files.empty()) return one_pass();
 
   std::vector<StatsPartial> parts;
   std::vector<std::string> skipped;

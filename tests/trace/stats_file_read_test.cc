@@ -162,6 +162,13 @@ TEST_CASE("stats read: a profile folder of one XSpace is read in two partial rea
   CHECK(read->trace.devices.at(read->stats.devices.at(0).device).name == "/device:TPU:0");
   CHECK(host_events(*whole) == 4);
   CHECK(host_events(read->trace) < 4);  // two reads: only the events in a gap of either TPU
+  // Its partial (stats --partial of the folder) too: the one a whole read
+  // gives, named after the folder, the listing's warning first.
+  auto part = stats_partial_of_traces({root.string()});
+  REQUIRE(part.ok());
+  CHECK(stats_partial_json(*part) == stats_partial_json(stats_partial(*std::move(whole))));
+  CHECK(part->source == root.string());
+  CHECK_THAT(part->listing_warnings.at(0), Catch::Contains("2 capture folders; read the newest"));
   fs::remove_all(root);
 }
 
