@@ -213,8 +213,8 @@ ROOFLINE_CLI_COMMAND({
                 {"attention", "KERNEL", "attention core: flash (default), flash-full-product (a fused kernel "
                                         "without the causal skip) or dot_product (scores materialised in HBM)"},
                 {"slices", "N", "slices (TPU) or nodes (GPU) across DCN (default: one up to the pod size)"},
-                {"remat", "P[,P...]", "remat policies: none, minimal, save-dot-except-mlpwi, save-qkv, full, offload "
-                                      "(default: all; with --layout one, default full)"},
+                {"remat", "P[,P...]",
+                 cat("remat policies: ", kRematPolicyNames, " (default: all; with --layout one, default full)")},
                 {"no-pp", "", "no pipeline parallelism (--max-pp 1)"},
                 {"max-pp", "N", "at most N pipeline stages"},
                 {"max-microbatches", "N", "at most N pipeline microbatches"},
