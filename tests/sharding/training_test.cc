@@ -31,6 +31,8 @@ using roofline::testing::step;
 // llama-3-8b, one layer: 3 x 4096 x 14336 (gated MLP) + 2 x 4096 x (32 + 8) x 128 (Q, K, V, O) + 2 x 4096 (norms).
 constexpr double kLayer8b = 3.0 * 4096 * 14336 + 2.0 * 4096 * 40 * 128 + 2.0 * 4096;
 constexpr double kTable8b = 128256.0 * 4096;
+// The weights of the matmuls a full remat runs again: [Wq Wk Wv], Wo, [W_gate W_up] (not W_down).
+constexpr double kRerun8b = 4096.0 * (32 + 2 * 8) * 128 + 32.0 * 128 * 4096 + 4096.0 * 2 * 14336;
 
 }  // namespace
 
@@ -146,7 +148,7 @@ TEST_CASE("training step: data parallel all-reduces the gradients once per step"
   CHECK_FALSE(s.memory.fits);
 }
 
-TEST_CASE("training step: FSDP shards the state and gathers each layer's weights twice") {
+TEST_CASE("training step: FSDP shards the state and gathers each layer's weights twice, and again for a rerun") {
   const Mesh m = mesh("X=64", "tpu-v5p");
   const auto x = axes(m, "X");
   const auto s = step(llama8b(), "tpu-v5p", m, {.data = x, .fsdp = x},
@@ -156,10 +158,16 @@ TEST_CASE("training step: FSDP shards the state and gathers each layer's weights
   // gather) + ReduceScatter of the fp32 gradient (V = 4 x 218,112,000),
   // each V / (3 W); tables: the embedding and unembedding gathered forward,
   // the unembedding again backward (3 x 2 x 128256 x 4096 bytes), both
-  // gradients reduce-scattered (2 x 4 x 128256 x 4096).
+  // gradients reduce-scattered (2 x 4 x 128256 x 4096). Full remat gathers
+  // the weights of the three matmuls it runs again once more (2 x
+  // 159,383,552 bytes; scripts/remat_collectives.py).
   const double w3 = 3 * 1.8e11;
-  const double expected = 32 * (2 * 2 + 4) * kLayer8b / w3 + (3 * 2 + 2 * 4) * kTable8b / w3;
+  const double tables = (3 * 2 + 2 * 4) * kTable8b / w3;
+  const double expected = 32 * ((2 * 2 + 4) * kLayer8b + 2 * kRerun8b) / w3 + tables;
   CHECK(part(s, "fsdp collectives").roofline.t_ici_s == Approx(expected));
+  // Without remat (as with minimal, which reruns no weight matmul) the two gathers alone.
+  const auto none = step(llama8b(), "tpu-v5p", m, {.data = x, .fsdp = x}, {.batch_tokens = 64 * 8192});
+  CHECK(part(none, "fsdp collectives").roofline.t_ici_s == Approx(32 * (2 * 2 + 4) * kLayer8b / w3 + tables));
   CHECK(part(s, "gradient all-reduce").roofline.t_ici_s == 0);
   // fp32 master weights: 4 bytes x (the sharded parameters + the final norm's 4096, replicated).
   CHECK(s.memory.params_bytes == Approx(4 * (8030261248.0 - 4096) / 64 + 4 * 4096));
@@ -199,25 +207,26 @@ TEST_CASE("training step: tensor parallelism gathers and scatters activations ar
   const Mesh m = mesh("X=16,Y=4", "tpu-v5p");
   const auto s = step(llama8b(), "tpu-v5p", m, {.data = axes(m, "X"), .fsdp = axes(m, "X"), .model = axes(m, "Y")},
                       {.batch_tokens = 16 * 8192, .remat = roofline::Remat::kFull});
-  // With full remat the forward's collectives run twice: AG 2x2 + 4, RS
-  // 2x2 + 2; the unembedding (outside the rematerialised layers) AG 1, RS 1.
+  // With full remat the recomputed forward's AllGathers are the backward's
+  // gathers of the block inputs (AG 2 + 4), and of its ReduceScatters only
+  // Wo's runs again, to rebuild the MLP block's input (RS 2 + 1 + 2): XLA's
+  // counts, scripts/remat_collectives.py. The unembedding (outside the
+  // rematerialised layers) AG 1, RS 1.
   const double v = 8192.0 * 4096 * 2;
   const double t = v / 1.8e11;  // one wrapping ring of 4: V / W_bidi (bandwidth-bound)
-  CHECK(part(s, "tensor-parallel collectives").roofline.t_ici_s == Approx((32 * (8 + 6) + 2) * t));
-  // What the other policies run again (detail/training_remat.hpp): minimal
-  // none of them (AG 2 + 4, RS 2 + 2); save-dot-except-mlpwi the MLP
-  // block's AllGather (its gate and up are rebuilt; W_down and Wo are not:
-  // AG 3 + 4, RS 2 + 2); save-qkv that and both ReduceScatters (AG 3 + 4,
-  // RS 4 + 2).
+  CHECK(part(s, "tensor-parallel collectives").roofline.t_ici_s == Approx((32 * (6 + 5) + 2) * t));
+  // The other policies (detail/training_remat.hpp, tp_collectives): AG 6
+  // under every one; RS 4, and 5 where Wo runs again (save-qkv).
   const auto tp_s = [&](roofline::Remat r) {
     const auto p = step(llama8b(), "tpu-v5p", m,
                         {.data = axes(m, "X"), .fsdp = axes(m, "X"), .model = axes(m, "Y")},
                         {.batch_tokens = 16 * 8192, .remat = r});
     return part(p, "tensor-parallel collectives").roofline.t_ici_s;
   };
+  CHECK(tp_s(roofline::Remat::kNone) == Approx((32 * (6 + 4) + 2) * t));
   CHECK(tp_s(roofline::Remat::kMinimal) == Approx((32 * (6 + 4) + 2) * t));
-  CHECK(tp_s(roofline::Remat::kSaveDotExceptMlpwi) == Approx((32 * (7 + 4) + 2) * t));
-  CHECK(tp_s(roofline::Remat::kSaveQkv) == Approx((32 * (7 + 6) + 2) * t));
+  CHECK(tp_s(roofline::Remat::kSaveDotExceptMlpwi) == Approx((32 * (6 + 4) + 2) * t));
+  CHECK(tp_s(roofline::Remat::kSaveQkv) == Approx((32 * (6 + 5) + 2) * t));
 }
 
 TEST_CASE("training step: MFU follows the named convention and the step bounds") {

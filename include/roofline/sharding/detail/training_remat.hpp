@@ -62,16 +62,16 @@
 namespace roofline::detail::step {
 
 // How many times each piece of a layer's forward runs per step (1 without
-// recompute, 2 when the backward pass runs it again).
+// recompute, 2 when the backward pass runs it again). h @ W_down never runs
+// again: its output, the layer's, is read by no backward (jax drops it from
+// the recomputed forward; XLA's program for `full` has 3 matmuls more than
+// `none`'s per layer, not 4: scripts/remat_collectives.py, docs/layers.md).
 struct RematRuns {
   double qkv_proj = 1;     // x @ [Wq Wk Wv]
   double out_proj = 1;     // attn @ Wo
   double attn_core = 1;    // QK^T, softmax, PV
   double mlp_in = 1;       // x @ [W_gate W_up] (plain MLP: x @ W_in)
-  double mlp_out = 1;      // h @ W_down
   double elementwise = 1;  // norms, residual adds, the SiLU product
-  double tp_gathers = 2;   // tensor-parallel AllGathers of the forward, per layer (2 blocks)
-  double tp_scatters = 2;  // tensor-parallel ReduceScatters of the forward, per layer
 };
 
 constexpr RematRuns remat_runs(Remat r) {
@@ -81,15 +81,32 @@ constexpr RematRuns remat_runs(Remat r) {
     case Remat::kMinimal:
       return {.attn_core = 2, .elementwise = 2};
     case Remat::kSaveDotExceptMlpwi:
-      return {.attn_core = 2, .mlp_in = 2, .elementwise = 2, .tp_gathers = 3};
+      return {.attn_core = 2, .mlp_in = 2, .elementwise = 2};
     case Remat::kSaveQkv:
-      return {.out_proj = 2, .attn_core = 2, .mlp_in = 2, .mlp_out = 2, .elementwise = 2, .tp_gathers = 3,
-              .tp_scatters = 4};
+      return {.out_proj = 2, .attn_core = 2, .mlp_in = 2, .elementwise = 2};
     case Remat::kFull:
-      return {.qkv_proj = 2, .out_proj = 2, .attn_core = 2, .mlp_in = 2, .mlp_out = 2, .elementwise = 2,
-              .tp_gathers = 4, .tp_scatters = 4};
+      return {.qkv_proj = 2, .out_proj = 2, .attn_core = 2, .mlp_in = 2, .elementwise = 2};
   }
   return {};
+}
+
+// Tensor-parallel collectives of one layer (two blocks) per microbatch, as
+// XLA's SPMD partitioner emits them for a scanned stack of layers
+// (scripts/remat_collectives.py). AllGathers: 6 under every policy, each
+// block's input in the forward, then in the backward dOut and the block
+// input again for the weight gradients; where the policy reruns a block its
+// recomputed gather is that second one, and where it keeps everything the
+// scan still carries the input to the backward sharded, so `none` gathers
+// it again too. ReduceScatters: each block's output in the forward and dIn
+// in the backward, 4, and Wo's output again where the policy reruns Wo (the
+// MLP block's input is rebuilt from it); W_down's output is never rebuilt.
+struct TpCollectives {
+  double all_gathers = 6;
+  double reduce_scatters = 4;
+};
+
+constexpr TpCollectives tp_collectives(const RematRuns& runs) {
+  return {.all_gathers = 6, .reduce_scatters = 4 + (runs.out_proj - 1)};
 }
 
 // A layer's activations per token, in bytes of the compute dtype (the fp32

@@ -173,6 +173,15 @@ struct Context {
 
   PartBuilder part(TrainingStep& st, Part p) const { return PartBuilder(st.parts[p], chip, dt, cal); }
   double layer_grad_bytes() const { return s.layer_params_local_tp * grad_bytes; }
+  // The weights (after tensor parallelism, compute dtype) of the matmuls
+  // the remat policy runs again.
+  double rerun_weight_bytes() const {
+    const double D = static_cast<double>(s.D), H = static_cast<double>(s.H);
+    const double qkv = D * static_cast<double>(s.nl + 2 * s.kl) * H;
+    const double out = static_cast<double>(s.nl) * H * D;
+    const double mlp_in = D * (model.mlp == MlpKind::kGated ? 2 : 1) * static_cast<double>(s.Fl);
+    return ((runs.qkv_proj - 1) * qkv + (runs.out_proj - 1) * out + (runs.mlp_in - 1) * mlp_in) * bytes;
+  }
   // One layer's activations per token under policy `r` (training_remat.hpp).
   LayerActivations activations(Remat r) const {
     return layer_activations(r, model.mlp, static_cast<double>(s.D), static_cast<double>(s.Dl),
@@ -270,7 +279,7 @@ inline void layer_compute(const Context& c, TrainingStep& st) {
     PartBuilder mlp = c.part(st, kMlp);
     const bool gated = c.model.mlp == MlpKind::kGated;
     mlp.training_matmul(t, s.D, (gated ? 2 : 1) * s.Fl, c.runs.mlp_in, c.per_layer);  // x @ [W_gate W_up]
-    mlp.training_matmul(t, s.Fl, s.D, c.runs.mlp_out, c.per_layer);                   // h @ W_down
+    mlp.training_matmul(t, s.Fl, s.D, 1, c.per_layer);                                // h @ W_down, never again
     // Activation: gated silu(g) * u reads g, u and writes h (4 FLOPs an
     // element: sigmoid's add and divide, two multiplies; the exp is a
     // transcendental); its backward reads g, u, dh and writes dg, du.
@@ -303,14 +312,15 @@ inline void layer_collectives(const Context& c, TrainingStep& st) {
   if (c.s.Y > 1) {
     // Book's TP: AllGather_Y In[B, D_Y] before each block, ReduceScatter_Y
     // after; backward: AllGather_Y dOut, ReduceScatter_Y dIn, and the
-    // block's input gathered again for its weight gradient. The forward's
-    // run again as far as the remat policy recomputes them (RematRuns).
+    // block's input gathered again for its weight gradient; how many with
+    // the remat policy's recompute: tp_collectives.
     PartBuilder tp = c.part(st, kTp);
     const double v = static_cast<double>(c.t * c.s.D) * c.bytes;
     const CollectiveTime ag = collective_time(mesh, CollectiveKind::kAllGather, c.lay.model, v);
     const CollectiveTime rs = collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.model, v);
-    tp.collective(ag, (c.runs.tp_gathers + 4) * c.per_layer);
-    tp.collective(rs, (c.runs.tp_scatters + 2) * c.per_layer);
+    const TpCollectives n = tp_collectives(c.runs);
+    tp.collective(ag, n.all_gathers * c.per_layer);
+    tp.collective(rs, n.reduce_scatters * c.per_layer);
   }
   if (c.Xf > 1) {
     // ZeRO-3: gather a layer's weights before its forward and again before
@@ -320,6 +330,12 @@ inline void layer_collectives(const Context& c, TrainingStep& st) {
     // reduce-scatter the gradient dtype.
     PartBuilder f = c.part(st, kFsdp);
     f.collective(collective_time(mesh, CollectiveKind::kAllGather, c.lay.fsdp, c.layer_weight_bytes), 2 * c.per_layer);
+    // A matmul the remat policy runs again gathers its weights again: XLA
+    // does not share that gather with the backward's (collectives are never
+    // merged as common subexpressions; scripts/remat_collectives.py: `full`
+    // gathers 3 of a layer's 4 weight matrices a third time, W_down's not).
+    if (const double again = c.rerun_weight_bytes(); again > 0)
+      f.collective(collective_time(mesh, CollectiveKind::kAllGather, c.lay.fsdp, again), c.per_layer);
     f.collective(collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.fsdp, c.layer_grad_bytes()),
                  c.per_layer);
   }
