@@ -173,10 +173,11 @@ TEST_CASE("published runs: the planner's rank of the published layout (regressio
               met >= target ? "met" : ("not met, short by " + std::to_string(target - met)).c_str());
   // Measured (docs/planner_validation.md): 12 of 31 with the run's remat
   // (the FSDP-only full-remat v4 and v5e runs, and v5p Llama 2 70B once its
-  // save_dot_except_mlpwi was modelled), 8 of 31 with remat free (7 before
-  // the recompute followed XLA's program). Held as floors.
+  // save_dot_except_mlpwi was modelled), 7 of 31 with remat free (8 while
+  // `none` was charged the gathered block inputs with TP, which kept more
+  // of its layouts out). Held as floors.
   CHECK(met >= 12);
-  CHECK(met_free >= 8);
+  CHECK(met_free >= 7);
 }
 
 TEST_CASE("published runs: a bad case is refused with the file and the place") {

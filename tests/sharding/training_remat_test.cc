@@ -112,6 +112,31 @@ TEST_CASE("remat: activation memory per policy, element by element") {
   CHECK(none.memory.host_activations_bytes == 0);
 }
 
+TEST_CASE("remat: with tensor parallelism none keeps the gathered block inputs as their shards") {
+  // llama-3-8b on a v5p X=16 x Y=4, 8192 tokens a data shard: per token and
+  // layer D_l = 1024, q = 1024, kv = 256 (8 kv heads / 4), 8 local heads,
+  // F_l = 3584. The backward reads both block inputs gathered (2 D), but
+  // the scan over layers carries them to it as [t, D/Y] shards (its forward
+  // loop stacks the shards; the backward gathers them again:
+  // scripts/remat_collectives.py), so none keeps 2 D_l of them, and offload
+  // sends that set less the layer input to the host.
+  const Mesh m = mesh("X=16,Y=4", "tpu-v5p");
+  const auto run = [&](Remat r) {
+    return step(llama8b(), "tpu-v5p", m, {.data = axes(m, "X"), .fsdp = axes(m, "X"), .model = axes(m, "Y")},
+                {.batch_tokens = 16 * 8192, .remat = r});
+  };
+  const double Dl = 1024, Fl = 3584, ql = 1024, kvl = 256;
+  const double all = 2 * Dl + 2 * D + (ql + 2 * kvl) + ql + 8 * 4.0 / 2 + 3 * Fl;
+  const double saved = all - 2 * (D - Dl);
+  const double logits = t * (128256.0 / 4) * 6;
+  const TrainingStep none = run(Remat::kNone), offload = run(Remat::kOffload), full = run(Remat::kFull);
+  CHECK(none.memory.activations_bytes == Approx(32 * t * saved * 2 + logits));
+  // Every other policy also holds one layer's whole set, gathered inputs included.
+  CHECK(full.memory.activations_bytes == Approx(32 * t * Dl * 2 + t * all * 2 + logits));
+  CHECK(offload.memory.host_activations_bytes == Approx(32 * t * (saved - Dl) * 2));
+  CHECK(part(offload, "host offload").roofline.ici_bytes == Approx(2 * 32 * t * (saved - Dl) * 2));
+}
+
 TEST_CASE("remat: offload sends the saved activations over the host link and back") {
   const TrainingStep none = fsdp64(Remat::kNone), offload = fsdp64(Remat::kOffload);
   // Per layer, one copy each way of 8192 tokens x (69,696 - 4,096) elements

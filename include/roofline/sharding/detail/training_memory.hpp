@@ -25,7 +25,7 @@ inline StageActivations stage_activations(const Context& c, Remat r, double in_f
   const LayerActivations a = c.activations(r);
   const double working = r == Remat::kNone ? 0 : static_cast<double>(c.t) * a.all_bytes;
   return {.hbm_bytes = c.L_s * in_flight * a.kept_bytes + working,
-          .host_bytes = r == Remat::kOffload ? c.L_s * in_flight * (a.all_bytes - a.kept_bytes) : 0};
+          .host_bytes = r == Remat::kOffload ? c.L_s * in_flight * (a.saved_bytes - a.kept_bytes) : 0};
 }
 
 // Parameters, gradients and optimizer state in their own dtypes, sharded

@@ -110,14 +110,20 @@ constexpr TpCollectives tp_collectives(const RematRuns& runs) {
 }
 
 // A layer's activations per token, in bytes of the compute dtype (the fp32
-// softmax statistics converted): what the backward reads (`all`, kept by
-// kNone) and what the policy keeps in HBM between the forward and the
-// backward (`kept`). Offload's host bytes are all - kept. `probabilities`:
+// softmax statistics converted): what the backward reads (`all`, the
+// working set of the layer whose backward runs), what kNone keeps of it
+// between the forward and the backward (`saved`: the two gathered block
+// inputs as their [t, D/Y] shards, which is how the scan over layers
+// carries them: its forward loop stacks [t, D/Y] block inputs, and the
+// backward gathers them again, scripts/remat_collectives.py), and what the
+// policy keeps in HBM (`kept`). Offload's host bytes are saved - kept.
+// `probabilities`:
 // the attention probabilities a materialised attention core saves per
 // token (N_l T elements), 0 for a fused kernel, which saves the softmax
 // statistics instead; every policy but none recomputes them.
 struct LayerActivations {
   double all_bytes = 0;
+  double saved_bytes = 0;
   double kept_bytes = 0;
 };
 
@@ -129,16 +135,17 @@ inline LayerActivations layer_activations(Remat r, MlpKind mlp, double D, double
   const double mlp_dots = gated ? 2 * Fl : Fl;     // gate, up | pre-activation
   const double all = 2 * Dl + 2 * D + (q + 2 * kv) + q +
                      (probabilities > 0 ? probabilities : heads_local * 4.0 / bytes) + mlp_all;
-  double kept = all;
+  const double saved = all - 2 * (D - Dl);
+  double kept = saved;
   switch (r) {
-    case Remat::kNone: kept = all; break;
+    case Remat::kNone: kept = saved; break;
     case Remat::kMinimal: kept = Dl + (q + 2 * kv) + Dl + mlp_dots; break;
     case Remat::kSaveDotExceptMlpwi: kept = Dl + (q + 2 * kv) + Dl; break;
     case Remat::kSaveQkv: kept = Dl + (q + 2 * kv); break;
     case Remat::kFull:
     case Remat::kOffload: kept = Dl; break;
   }
-  return {.all_bytes = all * bytes, .kept_bytes = kept * bytes};
+  return {.all_bytes = all * bytes, .saved_bytes = saved * bytes, .kept_bytes = kept * bytes};
 }
 
 }  // namespace roofline::detail::step

@@ -409,7 +409,7 @@ inline void host_offload(const Context& c, TrainingStep& st) {
   if (c.cfg.remat != Remat::kOffload) return;
   PartBuilder h = c.part(st, kHostOffload);
   const LayerActivations a = c.activations(c.cfg.remat);
-  h.host_copy(static_cast<double>(c.t) * (a.all_bytes - a.kept_bytes), 2 * c.per_layer);
+  h.host_copy(static_cast<double>(c.t) * (a.saved_bytes - a.kept_bytes), 2 * c.per_layer);
 }
 
 // The last two steps, each in its own header (included at the end of this
