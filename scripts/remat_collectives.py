@@ -2,29 +2,34 @@
 """What a remat policy runs again, as XLA compiles it.
 
 The training-step model (include/roofline/sharding/detail/training_remat.hpp:
-remat_runs, tp_collectives; training_step_parts.hpp: the FSDP gathers)
-counts, per decoder layer and remat policy, the weight matmuls the backward
-pass runs again and the tensor-parallel and FSDP collectives. This script
-asks XLA for those counts: it compiles the gradient of a scanned stack of
-small decoder-like layers on a 2 x 4 CPU mesh (fsdp x model, 8 host
-devices), shaped and sharded as MaxText shards a layer (the residual stream
-[t, D] sharded on D over `model` and on tokens over `fsdp`; Wq and W_in
+remat_runs, tp_collectives, layer_activations) counts, per decoder layer and
+remat policy, the weight matmuls the backward pass runs again and the
+tensor-parallel and FSDP collectives. This script asks XLA for those
+counts: it compiles the gradient of a scanned stack of small decoder-like
+layers on a CPU mesh (fsdp x model, 2 x 4 by default, of 8 host devices),
+shaped and sharded as MaxText shards a layer (the residual stream [t, D]
+sharded on D over `model` and on tokens over `fsdp`; Wq and W_in
 column-sharded, Wo and W_down row-sharded; weights sharded on D over
-`fsdp`), with MaxText's remat policies (jax.checkpoint over the layer,
-prevent_cse=False as MaxText passes under scan), and counts in the
-optimised HLO:
+`fsdp`), with the jax policies MaxText maps its remat_policy names to
+(jax.checkpoint over the layer, prevent_cse=False as MaxText passes under
+scan), and counts in the optimised HLO:
 
   matmuls      dot instructions in the backward loop body (each weight
                matmul has two in the backward; more are the forward's again)
-  tp_gathers   all-gathers over `model` in both loop bodies
+  tp_gathers   distinct values all-gathered over `model` in the two loop
+               bodies (XLA may gather one value twice, under two spellings
+               of its replica groups: counted once)
   tp_reduces   all-reduces over `model` (the CPU backend keeps a
                reduce-scatter as an all-reduce and a slice)
-  fsdp_gathers all-gathers over `fsdp`, in weight matrices (4 a layer)
+  fsdp_gathers distinct weight matrices all-gathered over `fsdp` (4 a layer)
 
 Each layer has two blocks, an attention-like one (x @ Wq, a tanh standing
 for the attention core, @ Wo) and an MLP (x @ W_in, relu, @ W_down), whose
 dot outputs carry MaxText's checkpoint names (qkv_proj, out_proj, mlpwi,
-mlpwo). Usage: .venv/bin/python scripts/remat_collectives.py [--json]
+mlpwo). The counts are the same at every size and mesh tried (64 to 4096
+tokens; 2 x 4, 4 x 2 and 1 x 8). Usage:
+
+  .venv/bin/python scripts/remat_collectives.py [--tokens N] [--mesh FxM] [--json]
 """
 import json
 import os
@@ -40,21 +45,21 @@ import numpy as np  # noqa: E402
 from jax.ad_checkpoint import checkpoint_name  # noqa: E402
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P  # noqa: E402
 
-FSDP, MODEL = 2, 4
-TOKENS, D, F, LAYERS = 64, 512, 2048, 3
+D, F, LAYERS = 512, 2048, 3
 
 # MaxText's remat_policy names and the jax policies its Decoder maps them to.
 POLICIES = {
     "none": None,
-    "minimal": jax.checkpoint_policies.checkpoint_dots,
+    "minimal": jax.checkpoint_policies.checkpoint_dots_with_no_batch_dims,
     "save_dot_except_mlpwi": jax.checkpoint_policies.save_only_these_names("qkv_proj", "out_proj", "mlpwo"),
     "save_qkv_proj": jax.checkpoint_policies.save_only_these_names("qkv_proj"),
     "full": jax.checkpoint_policies.nothing_saveable,
 }
 
 
-def compiled_hlo(policy):
-    devices = np.array(jax.devices()[: FSDP * MODEL]).reshape(FSDP, MODEL)
+def compiled_hlo(policy, tokens, fsdp, model):
+    """The optimised HLO of the step, and its mesh."""
+    devices = np.array(jax.devices()[: fsdp * model]).reshape(fsdp, model)
     mesh = Mesh(devices, ("fsdp", "model"))
     act = NamedSharding(mesh, P("fsdp", "model"))
 
@@ -80,18 +85,48 @@ def compiled_hlo(policy):
     stacked = NamedSharding(mesh, P(None, "fsdp", "model")), NamedSharding(mesh, P(None, "model", "fsdp"))
     ws = (put((LAYERS, D, F), stacked[0]), put((LAYERS, F, D), stacked[1]),
           put((LAYERS, D, F), stacked[0]), put((LAYERS, F, D), stacked[1]))
-    return jax.jit(jax.grad(loss)).lower(ws, put((TOKENS, D), act)).compile().as_text()
+    return jax.jit(jax.grad(loss)).lower(ws, put((tokens, D), act)).compile().as_text(), mesh
 
 
-# Replica groups over `model` (groups of 4 neighbours) and over `fsdp`
-# (groups of 2, 4 apart), in either of the two spellings XLA prints.
-MODEL_GROUPS = re.compile(r"\{'axis_1'\}|replica_groups=\[2,4\]<=\[8\]")
-FSDP_GROUPS = re.compile(r"\{'axis_0'\}|replica_groups=\[4,2\]<=\[2,4\]T\(1,0\)")
 COLLECTIVE = re.compile(r"= (\([^=]*?\)|\S+) (all-gather|all-reduce|reduce-scatter)(?:-start)?\(([^)]*)\)")
 
 
-def counts(hlo):
-    """Per layer: each of the scan's two loop bodies runs one layer."""
+def device_groups(line):
+    """A collective's replica groups as sets of device ids, in any of the
+    spellings XLA prints: mesh axes, an iota list ([G,S]<=[dims]T(perm)) or
+    explicit groups."""
+    m = re.search(r"replica_groups=mesh\[([^\]]*)\] \{([^}]*)\}", line)
+    if m:
+        names = re.findall(r"'(\w+)'=(\d+)", m.group(1))
+        dims = [int(n) for _, n in names]
+        ids = np.arange(int(np.prod(dims))).reshape(dims)
+        axes = [i for i, (name, _) in enumerate(names) if f"'{name}'" in m.group(2)]
+        rest = [i for i in range(len(dims)) if i not in axes]
+        rows = ids.transpose(rest + axes).reshape(-1, int(np.prod([dims[i] for i in axes])))
+        return {frozenset(r) for r in rows.tolist()}
+    m = re.search(r"replica_groups=\[(\d+),(\d+)\]<=\[([\d,]+)\](?:T\(([\d,]+)\))?", line)
+    if m:
+        dims = [int(x) for x in m.group(3).split(",")]
+        ids = np.arange(int(np.prod(dims))).reshape(dims)
+        if m.group(4):
+            ids = ids.transpose([int(x) for x in m.group(4).split(",")])
+        return {frozenset(r) for r in ids.reshape(int(m.group(1)), int(m.group(2))).tolist()}
+    m = re.search(r"replica_groups=\{((?:\{[\d,]*\},?)+)\}", line)
+    return {frozenset(int(x) for x in g.split(",")) for g in re.findall(r"\{([\d,]+)\}", m.group(1))}
+
+
+def counts(hlo, mesh):
+    """Per layer: each of the scan's two loop bodies runs one layer.
+
+    An all-gather is counted once per distinct value gathered (operand and
+    dimension, in one loop body): XLA can leave two gathers of the same
+    value apart when their replica groups are spelled differently (as it
+    does for a recomputed forward's at some sizes), which is a duplicate,
+    not a transfer the program needs. Reductions are counted as they come
+    (each has its own operand)."""
+    ids = np.vectorize(lambda d: d.id)(mesh.devices)
+    axis_groups = {name: {frozenset(r) for r in np.moveaxis(ids, i, -1).reshape(-1, ids.shape[i]).tolist()}
+                   for i, name in enumerate(mesh.axis_names)}
     bodies = {}
     name = None
     for line in hlo.splitlines():
@@ -101,36 +136,41 @@ def counts(hlo):
         elif name is not None:
             bodies[name].append(line)
     out = {"matmuls": 0, "tp_gathers": 0, "tp_reduces": 0, "fsdp_gathers": 0}
-    # The two loop bodies (the forward's and the backward's), with the
-    # fusions they call for their matmuls.
-    whiles = re.findall(r"while\([^)]*\), condition=(%\S+), body=(%\S+)", hlo)
-    body_names = {b.rstrip(",") for _, b in whiles}
-    dots_by_body = {}
+    body_names = {b for _, b in re.findall(r"while\([^)]*\), condition=(%[\w.\-]+), body=(%[\w.\-]+)", hlo)}
+    dots = []
     for name in body_names:
         lines = bodies.get(name, [])
         called = set(re.findall(r"calls=(%[\w.\-]+)", "\n".join(lines)))
-        dots = sum(" dot(" in l for l in lines) + sum(
-            sum(" dot(" in l for l in bodies.get(c, [])) for c in called)
-        dots_by_body[name] = dots
+        dots.append(sum(" dot(" in l for l in lines) + sum(sum(" dot(" in l for l in bodies.get(c, [])) for c in called))
+        gathered = set()
         for line in lines:
             m = COLLECTIVE.search(line)
             if not m:
                 continue
-            n = sum(1 for x in m.group(3).split(",") if x.strip().startswith("%"))
-            if MODEL_GROUPS.search(line):
-                out["tp_gathers" if m.group(2) == "all-gather" else "tp_reduces"] += n
-            elif FSDP_GROUPS.search(line) and m.group(2) == "all-gather":
-                out["fsdp_gathers"] += n
-    out["matmuls"] = max(dots_by_body.values()) if dots_by_body else 0
+            groups = device_groups(line)
+            axis = next((a for a, g in axis_groups.items() if g == groups), None)
+            operands = [x.strip() for x in m.group(3).split(",") if x.strip().startswith("%")]
+            if m.group(2) == "all-gather":
+                dim = re.search(r"dimensions=\{(\d+)\}", line).group(1)
+                gathered.update((axis, op, dim) for op in operands)
+            elif axis == "model":
+                out["tp_reduces"] += len(operands)
+        out["tp_gathers"] += sum(1 for a, _, _ in gathered if a == "model")
+        out["fsdp_gathers"] += sum(1 for a, _, _ in gathered if a == "fsdp")
+    out["matmuls"] = max(dots) if dots else 0
     return out
 
 
 def main():
-    table = {p: counts(compiled_hlo(p)) for p in POLICIES}
-    if "--json" in sys.argv:
-        print(json.dumps({"jax": jax.__version__, "per_layer": table}, indent=1))
+    args = sys.argv[1:]
+    tokens = int(args[args.index("--tokens") + 1]) if "--tokens" in args else 64
+    fsdp, model = (int(x) for x in args[args.index("--mesh") + 1].split("x")) if "--mesh" in args else (2, 4)
+    table = {p: counts(*compiled_hlo(p, tokens, fsdp, model)) for p in POLICIES}
+    if "--json" in args:
+        print(json.dumps({"jax": jax.__version__, "tokens": tokens, "mesh": [fsdp, model], "per_layer": table},
+                         indent=1))
         return
-    print(f"jax {jax.__version__}, CPU, mesh fsdp={FSDP} x model={MODEL}, per layer (two blocks):")
+    print(f"jax {jax.__version__}, CPU, {tokens} tokens, mesh fsdp={fsdp} x model={model}, per layer (two blocks):")
     print(f"{'policy':24s} {'backward matmuls':>16s} {'TP all-gathers':>14s} {'TP reduce':>9s} {'FSDP gathers':>12s}")
     for p, c in table.items():
         print(f"{p:24s} {c['matmuls']:16d} {c['tp_gathers']:14d} {c['tp_reduces']:9d} {c['fsdp_gathers']:12d}")

@@ -31,8 +31,6 @@ using roofline::testing::step;
 // llama-3-8b, one layer: 3 x 4096 x 14336 (gated MLP) + 2 x 4096 x (32 + 8) x 128 (Q, K, V, O) + 2 x 4096 (norms).
 constexpr double kLayer8b = 3.0 * 4096 * 14336 + 2.0 * 4096 * 40 * 128 + 2.0 * 4096;
 constexpr double kTable8b = 128256.0 * 4096;
-// The weights of the matmuls a full remat runs again: [Wq Wk Wv], Wo, [W_gate W_up] (not W_down).
-constexpr double kRerun8b = 4096.0 * (32 + 2 * 8) * 128 + 32.0 * 128 * 4096 + 4096.0 * 2 * 14336;
 
 }  // namespace
 
@@ -148,7 +146,7 @@ TEST_CASE("training step: data parallel all-reduces the gradients once per step"
   CHECK_FALSE(s.memory.fits);
 }
 
-TEST_CASE("training step: FSDP shards the state and gathers each layer's weights twice, and again for a rerun") {
+TEST_CASE("training step: FSDP shards the state and gathers each layer's weights twice") {
   const Mesh m = mesh("X=64", "tpu-v5p");
   const auto x = axes(m, "X");
   const auto s = step(llama8b(), "tpu-v5p", m, {.data = x, .fsdp = x},
@@ -158,16 +156,15 @@ TEST_CASE("training step: FSDP shards the state and gathers each layer's weights
   // gather) + ReduceScatter of the fp32 gradient (V = 4 x 218,112,000),
   // each V / (3 W); tables: the embedding and unembedding gathered forward,
   // the unembedding again backward (3 x 2 x 128256 x 4096 bytes), both
-  // gradients reduce-scattered (2 x 4 x 128256 x 4096). Full remat gathers
-  // the weights of the three matmuls it runs again once more (2 x
-  // 159,383,552 bytes; scripts/remat_collectives.py).
+  // gradients reduce-scattered (2 x 4 x 128256 x 4096).
   const double w3 = 3 * 1.8e11;
-  const double tables = (3 * 2 + 2 * 4) * kTable8b / w3;
-  const double expected = 32 * ((2 * 2 + 4) * kLayer8b + 2 * kRerun8b) / w3 + tables;
+  const double expected = 32 * (2 * 2 + 4) * kLayer8b / w3 + (3 * 2 + 2 * 4) * kTable8b / w3;
   CHECK(part(s, "fsdp collectives").roofline.t_ici_s == Approx(expected));
-  // Without remat (as with minimal, which reruns no weight matmul) the two gathers alone.
+  // Full remat gathers no weights more than none: the recomputed matmuls
+  // use the backward's gathers (scripts/remat_collectives.py: 8 weight
+  // gathers a layer of 4 matrices under every policy).
   const auto none = step(llama8b(), "tpu-v5p", m, {.data = x, .fsdp = x}, {.batch_tokens = 64 * 8192});
-  CHECK(part(none, "fsdp collectives").roofline.t_ici_s == Approx(32 * (2 * 2 + 4) * kLayer8b / w3 + tables));
+  CHECK(part(none, "fsdp collectives").roofline.t_ici_s == Approx(expected));
   CHECK(part(s, "gradient all-reduce").roofline.t_ici_s == 0);
   // fp32 master weights: 4 bytes x (the sharded parameters + the final norm's 4096, replicated).
   CHECK(s.memory.params_bytes == Approx(4 * (8030261248.0 - 4096) / 64 + 4 * 4096));

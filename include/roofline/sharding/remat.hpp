@@ -19,8 +19,8 @@ enum class Remat : unsigned char {
   kMinimal,  // "minimal" (checkpoint_dots_with_no_batch_dims): keep the weight matmuls' outputs;
              // the attention core and the element-wise work run twice
   kSaveQkv,  // "save_qkv_proj": keep the Q, K, V projections and the layer input; everything
-             // but the QKV projection runs twice
-  kFull,     // keep each layer's input; the layer's whole forward runs twice
+             // but the QKV projection and W_down (whose output no backward reads) runs twice
+  kFull,     // keep each layer's input; the layer's forward runs twice, but W_down
   kOffload,  // keep what kNone keeps, in host memory: nothing runs twice; the bytes cross the
              // host link (Chip::pcie_bytes_per_s) out in the forward and back in the backward
   kSaveDotExceptMlpwi,  // "save_dot_except_mlpwi": keep what kMinimal keeps but the MLP's gate

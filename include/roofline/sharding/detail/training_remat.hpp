@@ -18,18 +18,23 @@
 // work again; what it rebuilds follows from what it keeps:
 //
 //   policy    kept per token per layer                     runs twice
-//   none      all of the above                              nothing
+//   none      all of the above, the gathered block inputs   nothing
+//             as their shards 2 D_l
 //   minimal   D_l + (q + 2 kv) + D_l + 2 F_l                attention core, norms, residual adds,
 //             (layer input, Q K V, Wo's output,             SiLU product
 //             gate and up; plain MLP: F_l)
-//   save-dot- D_l + (q + 2 kv) + D_l                        minimal's, and x @ [W_gate W_up] with
-//   except-   (minimal's but gate and up)                   the MLP's AllGather
+//   save-dot- D_l + (q + 2 kv) + D_l                        minimal's, and x @ [W_gate W_up]
+//   except-   (minimal's but gate and up)
 //   mlpwi
-//   save-qkv  D_l + (q + 2 kv) (layer input, Q K V)         all but x @ [Wq Wk Wv]; the MLP's
-//                                                           AllGather and both ReduceScatters
-//   full      D_l (layer input)                             the whole forward, its collectives too
+//   save-qkv  D_l + (q + 2 kv) (layer input, Q K V)         all but x @ [Wq Wk Wv] and h @ W_down;
+//                                                           Wo's ReduceScatter
+//   full      D_l (layer input)                             all but h @ W_down; Wo's ReduceScatter
 //   offload   D_l in HBM; the rest of none's set in host    nothing; none's set less D_l crosses the
 //             memory                                        host link out and back in
+//
+// (No policy adds a TP AllGather or an FSDP weight gather: the recomputed
+// forward's gathers are the ones the backward makes anyway; tp_collectives
+// below, scripts/remat_collectives.py.)
 //
 // The names are MaxText's (its Decoder maps remat_policy to a jax policy
 // and wraps each decoder layer in nn.remat; the logits stay outside).
@@ -92,12 +97,12 @@ constexpr RematRuns remat_runs(Remat r) {
 
 // Tensor-parallel collectives of one layer (two blocks) per microbatch, as
 // XLA's SPMD partitioner emits them for a scanned stack of layers
-// (scripts/remat_collectives.py). AllGathers: 6 under every policy, each
-// block's input in the forward, then in the backward dOut and the block
-// input again for the weight gradients; where the policy reruns a block its
-// recomputed gather is that second one, and where it keeps everything the
-// scan still carries the input to the backward sharded, so `none` gathers
-// it again too. ReduceScatters: each block's output in the forward and dIn
+// (scripts/remat_collectives.py, which counts each value gathered once).
+// AllGathers: 6 under every policy, each block's input in the forward, then
+// in the backward dOut and the block input again for the weight gradients;
+// where the policy reruns a block its recomputed gather is that second one,
+// and where it keeps everything the scan still carries the input to the
+// backward sharded, so `none` gathers it again too. ReduceScatters: each block's output in the forward and dIn
 // in the backward, 4, and Wo's output again where the policy reruns Wo (the
 // MLP block's input is rebuilt from it); W_down's output is never rebuilt.
 struct TpCollectives {

@@ -173,15 +173,6 @@ struct Context {
 
   PartBuilder part(TrainingStep& st, Part p) const { return PartBuilder(st.parts[p], chip, dt, cal); }
   double layer_grad_bytes() const { return s.layer_params_local_tp * grad_bytes; }
-  // The weights (after tensor parallelism, compute dtype) of the matmuls
-  // the remat policy runs again.
-  double rerun_weight_bytes() const {
-    const double D = static_cast<double>(s.D), H = static_cast<double>(s.H);
-    const double qkv = D * static_cast<double>(s.nl + 2 * s.kl) * H;
-    const double out = static_cast<double>(s.nl) * H * D;
-    const double mlp_in = D * (model.mlp == MlpKind::kGated ? 2 : 1) * static_cast<double>(s.Fl);
-    return ((runs.qkv_proj - 1) * qkv + (runs.out_proj - 1) * out + (runs.mlp_in - 1) * mlp_in) * bytes;
-  }
   // One layer's activations per token under policy `r` (training_remat.hpp).
   LayerActivations activations(Remat r) const {
     return layer_activations(r, model.mlp, static_cast<double>(s.D), static_cast<double>(s.Dl),
@@ -329,13 +320,9 @@ inline void layer_collectives(const Context& c, TrainingStep& st) {
     // first, where XLA's partitioner puts the convert), the
     // reduce-scatter the gradient dtype.
     PartBuilder f = c.part(st, kFsdp);
+    // Under every remat policy: a recomputed matmul uses the weights the
+    // backward gathers anyway (scripts/remat_collectives.py).
     f.collective(collective_time(mesh, CollectiveKind::kAllGather, c.lay.fsdp, c.layer_weight_bytes), 2 * c.per_layer);
-    // A matmul the remat policy runs again gathers its weights again: XLA
-    // does not share that gather with the backward's (collectives are never
-    // merged as common subexpressions; scripts/remat_collectives.py: `full`
-    // gathers 3 of a layer's 4 weight matrices a third time, W_down's not).
-    if (const double again = c.rerun_weight_bytes(); again > 0)
-      f.collective(collective_time(mesh, CollectiveKind::kAllGather, c.lay.fsdp, again), c.per_layer);
     f.collective(collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.fsdp, c.layer_grad_bytes()),
                  c.per_layer);
   }
