@@ -17,17 +17,20 @@ scan), and counts in the optimised HLO:
   matmuls      dot instructions in the backward loop body (each weight
                matmul has two in the backward; more are the forward's again)
   tp_gathers   distinct values all-gathered over `model` in the two loop
-               bodies (XLA may gather one value twice, under two spellings
-               of its replica groups: counted once)
+               bodies: what the program needs gathered
   tp_reduces   all-reduces over `model` (the CPU backend keeps a
                reduce-scatter as an all-reduce and a slice)
   fsdp_gathers distinct weight matrices all-gathered over `fsdp` (4 a layer)
+  *_raw        the all-gathers the program runs: at some sizes XLA gathers
+               one value twice (two all-gathers of one operand that CSE
+               does not merge, each with its own channel): the model counts
+               the values, not the duplicates
 
 Each layer has two blocks, an attention-like one (x @ Wq, a tanh standing
 for the attention core, @ Wo) and an MLP (x @ W_in, relu, @ W_down), whose
 dot outputs carry MaxText's checkpoint names (qkv_proj, out_proj, mlpwi,
-mlpwo). The counts are the same at every size and mesh tried (64 to 4096
-tokens; 2 x 4, 4 x 2 and 1 x 8). Usage:
+mlpwo). The distinct counts are the same at every size and mesh tried (64
+to 4096 tokens; 2 x 4 and 4 x 2; 1 x 8 has no FSDP axis). Usage:
 
   .venv/bin/python scripts/remat_collectives.py [--tokens N] [--mesh FxM] [--json]
 """
@@ -111,7 +114,9 @@ def device_groups(line):
         if m.group(4):
             ids = ids.transpose([int(x) for x in m.group(4).split(",")])
         return {frozenset(r) for r in ids.reshape(int(m.group(1)), int(m.group(2))).tolist()}
-    m = re.search(r"replica_groups=\{((?:\{[\d,]*\},?)+)\}", line)
+    m = re.search(r"replica_groups=\{((?:\{[\d,]*\},?)*)\}", line)
+    if m is None or not m.group(1):
+        return None  # all devices in one group, or a spelling not read here: no single mesh axis
     return {frozenset(int(x) for x in g.split(",")) for g in re.findall(r"\{([\d,]+)\}", m.group(1))}
 
 
@@ -135,7 +140,8 @@ def counts(hlo, mesh):
             bodies[name] = []
         elif name is not None:
             bodies[name].append(line)
-    out = {"matmuls": 0, "tp_gathers": 0, "tp_reduces": 0, "fsdp_gathers": 0}
+    out = {"matmuls": 0, "tp_gathers": 0, "tp_reduces": 0, "fsdp_gathers": 0, "tp_gathers_raw": 0,
+           "fsdp_gathers_raw": 0, "other_axes": 0}
     body_names = {b for _, b in re.findall(r"while\([^)]*\), condition=(%[\w.\-]+), body=(%[\w.\-]+)", hlo)}
     dots = []
     for name in body_names:
@@ -150,9 +156,12 @@ def counts(hlo, mesh):
             groups = device_groups(line)
             axis = next((a for a, g in axis_groups.items() if g == groups), None)
             operands = [x.strip() for x in m.group(3).split(",") if x.strip().startswith("%")]
-            if m.group(2) == "all-gather":
+            if axis is None:
+                out["other_axes"] += len(operands)  # over both axes or all devices: neither TP nor FSDP
+            elif m.group(2) == "all-gather":
                 dim = re.search(r"dimensions=\{(\d+)\}", line).group(1)
                 gathered.update((axis, op, dim) for op in operands)
+                out[{"model": "tp_gathers_raw", "fsdp": "fsdp_gathers_raw"}[axis]] += len(operands)
             elif axis == "model":
                 out["tp_reduces"] += len(operands)
         out["tp_gathers"] += sum(1 for a, _, _ in gathered if a == "model")
@@ -171,9 +180,14 @@ def main():
                          indent=1))
         return
     print(f"jax {jax.__version__}, CPU, {tokens} tokens, mesh fsdp={fsdp} x model={model}, per layer (two blocks):")
-    print(f"{'policy':24s} {'backward matmuls':>16s} {'TP all-gathers':>14s} {'TP reduce':>9s} {'FSDP gathers':>12s}")
+    print(f"{'policy':24s} {'backward matmuls':>16s} {'TP all-gathers (run)':>20s} {'TP reduce':>9s} "
+          f"{'FSDP gathers (run)':>18s}")
     for p, c in table.items():
-        print(f"{p:24s} {c['matmuls']:16d} {c['tp_gathers']:14d} {c['tp_reduces']:9d} {c['fsdp_gathers']:12d}")
+        tp = f"{c['tp_gathers']} ({c['tp_gathers_raw']})"
+        fsdp = f"{c['fsdp_gathers']} ({c['fsdp_gathers_raw']})"
+        print(f"{p:24s} {c['matmuls']:16d} {tp:>20s} {c['tp_reduces']:9d} {fsdp:>18s}")
+    if any(c["other_axes"] for c in table.values()):
+        print("(some collectives span both axes or all devices: counted in other_axes, not above)")
 
 
 if __name__ == "__main__":

@@ -7,8 +7,8 @@ training-step model uses the same counts (detail/training_remat.hpp:
 remat_runs, tp_collectives; training_step_parts.hpp: the FSDP gathers),
 which tests/sharding/training_test.cc and training_remat_test.cc check on
 the C++ side. It runs at two sizes and on two meshes (an all-gather is
-counted once per value gathered: at some sizes XLA gathers one value twice
-under two spellings of its replica groups). Should a jax release compile
+counted once per value gathered: at some sizes XLA's program gathers one
+value twice, and the model counts the value). Should a jax release compile
 the policies otherwise, this test fails and the model's counts want a look.
 """
 
@@ -43,4 +43,8 @@ def test_xla_runs_again_what_the_model_counts(tokens, mesh):
                           "--tokens", tokens, "--mesh", mesh],
                          capture_output=True, text=True, timeout=300, check=True)
     table = json.loads(out.stdout)["per_layer"]
-    assert table == MODEL
+    # The values gathered, not the duplicate gathers XLA leaves at some sizes.
+    distinct = {p: {k: c[k] for k in ("matmuls", "tp_gathers", "tp_reduces", "fsdp_gathers")}
+                for p, c in table.items()}
+    assert distinct == MODEL
+    assert all(c["other_axes"] == 0 for c in table.values())

@@ -15,7 +15,7 @@ namespace roofline::detail::step {
 // under policy `r`, and those it keeps in host memory (offload). Every
 // policy but none also holds one layer's whole set for the t tokens of the
 // microbatch whose backward runs (the layer being recomputed, or brought
-// back from the host).
+// back from the host); none holds that layer's block inputs gathered again.
 struct StageActivations {
   double hbm_bytes = 0;
   double host_bytes = 0;
@@ -23,7 +23,9 @@ struct StageActivations {
 
 inline StageActivations stage_activations(const Context& c, Remat r, double in_flight) {
   const LayerActivations a = c.activations(r);
-  const double working = r == Remat::kNone ? 0 : static_cast<double>(c.t) * a.all_bytes;
+  // The layer whose backward runs: none gathers its block inputs again
+  // (all - saved); every other policy rebuilds or brings back its whole set.
+  const double working = static_cast<double>(c.t) * (r == Remat::kNone ? a.all_bytes - a.saved_bytes : a.all_bytes);
   return {.hbm_bytes = c.L_s * in_flight * a.kept_bytes + working,
           .host_bytes = r == Remat::kOffload ? c.L_s * in_flight * (a.saved_bytes - a.kept_bytes) : 0};
 }
