@@ -102,9 +102,10 @@ constexpr RematRuns remat_runs(Remat r) {
 // in the backward dOut and the block input again for the weight gradients;
 // where the policy reruns a block its recomputed gather is that second one,
 // and where it keeps everything the scan still carries the input to the
-// backward sharded, so `none` gathers it again too. ReduceScatters: each block's output in the forward and dIn
-// in the backward, 4, and Wo's output again where the policy reruns Wo (the
-// MLP block's input is rebuilt from it); W_down's output is never rebuilt.
+// backward sharded, so `none` gathers it again too. ReduceScatters: each
+// block's output in the forward and dIn in the backward, 4, and Wo's output
+// again where the policy reruns Wo (the MLP block's input is rebuilt from
+// it); W_down's output is never rebuilt.
 struct TpCollectives {
   double all_gathers = 6;
   double reduce_scatters = 4;
@@ -122,10 +123,9 @@ constexpr TpCollectives tp_collectives(const RematRuns& runs) {
 // carries them: its forward loop stacks [t, D/Y] block inputs, and the
 // backward gathers them again, scripts/remat_collectives.py), and what the
 // policy keeps in HBM (`kept`). Offload's host bytes are saved - kept.
-// `probabilities`:
-// the attention probabilities a materialised attention core saves per
-// token (N_l T elements), 0 for a fused kernel, which saves the softmax
-// statistics instead; every policy but none recomputes them.
+// `probabilities`: the attention probabilities a materialised attention
+// core saves per token (N_l T elements), 0 for a fused kernel, which saves
+// the softmax statistics instead; every policy but none recomputes them.
 struct LayerActivations {
   double all_bytes = 0;
   double saved_bytes = 0;
