@@ -107,8 +107,8 @@ constexpr RematRuns remat_runs(Remat r) {
 // again where the policy reruns Wo (the MLP block's input is rebuilt from
 // it); W_down's output is never rebuilt.
 struct TpCollectives {
-  double all_gathers = 6;
-  double reduce_scatters = 4;
+  double all_gathers;
+  double reduce_scatters;
 };
 
 constexpr TpCollectives tp_collectives(const RematRuns& runs) {
