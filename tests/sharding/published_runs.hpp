@@ -3,22 +3,17 @@
 // convention, beside the MFU our model gives its layout at the lower bound,
 // expected and with nothing overlapping, and where the planner ranks the
 // run's layout among those it would choose from. Used by
-// published_runs_test.cc, which also prints the table that
-// docs/planner_validation.md shows.
+// published_runs_test.cc; published_runs_tables.hpp renders the rows as the
+// tables docs/planner_validation.md shows.
 //
 //   auto runs = roofline::testing::load_published_runs(path);
 //   for (const auto& run : *runs) rows.push_back(*roofline::testing::evaluate(run));
-//   std::puts(roofline::testing::markdown_table(rows).c_str());
 #pragma once
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <fstream>
 #include <optional>
 #include <span>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -370,68 +365,6 @@ inline absl::StatusOr<PublishedRunRow> evaluate(const PublishedRun& r) {
                          .fits = step.memory.fits,
                          .placing = std::move(placing),
                          .placing_free = std::move(placing_free)};
-}
-
-// Whether the mesh was laid on the run's physical slice shape (in any
-// order of dimensions).
-inline bool laid_on_run_shape(const PublishedRunRow& r) {
-  std::vector<int> a = r.laid_shape, b = r.run_shape;
-  std::sort(a.begin(), a.end());
-  std::sort(b.begin(), b.end());
-  return a == b;
-}
-
-inline std::string shape_text(const std::vector<int>& s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? "x" : "") + std::to_string(s[i]);
-  return out;
-}
-
-inline std::string percent(double x, const char* format = "%.1f%%") {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, format, 100 * x);
-  return buf;
-}
-
-// "3 of 40", or "not ranked (memory)".
-inline std::string rank_text(const PlannerPlacing& p) {
-  if (p.rank > 0) return std::to_string(p.rank) + " of " + std::to_string(p.ranked);
-  const std::size_t colon = p.not_ranked_why.find(':');
-  return "not ranked (" + p.not_ranked_why.substr(0, colon) + ")";
-}
-
-// The per-case table as Markdown. Rank, gap and first choice are the
-// planner's with the run's remat policy (PlannerPlacing); the gap is the
-// run's expected step time over the planner's best, less one.
-inline std::string markdown_table(std::span<const PublishedRunRow> rows) {
-  std::ostringstream out;
-  out << "| case | chips | mesh | remat | attention | published TFLOP/s/chip (tokens/s/chip) | published MFU | step (s) | measured MFU "
-         "| expected MFU | expected/measured | bound MFU | bound/measured | no-overlap MFU | model compute (s) | "
-         "model collectives (s) | slice | memory GiB/chip (HBM) | planner rank | gap to best | planner's first choice |\n"
-      << "|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---|\n";
-  char buf[1024];
-  for (const PublishedRunRow& r : rows) {
-    std::string rate;
-    if (r.tokens_per_s_per_chip > 0) {
-      std::snprintf(buf, sizeof buf, "(%.0f)", r.tokens_per_s_per_chip);
-    } else {
-      std::snprintf(buf, sizeof buf, "%.0f", r.tflops_per_chip);
-    }
-    rate = buf;
-    std::string slice = shape_text(r.run_shape);
-    if (!laid_on_run_shape(r)) slice += " (laid as " + shape_text(r.laid_shape) + ")";
-    std::snprintf(buf, sizeof buf,
-                  "| %s | %d | `%s` | %s | %s | %s | %.2f%% | %.3f | %.1f%% | %s | %.2f | %.1f%% | %.2f | %s | %.2f | %.2f | "
-                  "%s | %.1f (%.1f)%s | %s | %s | %s |\n",
-                  r.name.c_str(), r.chips, r.mesh.c_str(), r.remat.c_str(), r.attention.c_str(), rate.c_str(), 100 * r.reported_mfu,
-                  r.step_time_s, 100 * r.measured_mfu, percent(r.expected_mfu).c_str(),
-                  r.expected_mfu / r.measured_mfu, 100 * r.bound_mfu, r.bound_mfu / r.measured_mfu,
-                  percent(r.no_overlap_mfu).c_str(), r.model_compute_s, r.model_ici_s, slice.c_str(), r.memory_gib,
-                  r.hbm_gib, r.fits ? "" : " does not fit", rank_text(r.placing).c_str(),
-                  percent(r.placing.gap, "%+.1f%%").c_str(), r.placing.first_choice.c_str());
-    out << buf;
-  }
-  return out.str();
 }
 
 }  // namespace roofline::testing

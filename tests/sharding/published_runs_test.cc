@@ -8,7 +8,7 @@
 // today: the tests hold today's figures as floors and print the distance).
 #include <catch2/catch.hpp>
 
-#include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +19,7 @@
 
 #include "roofline/chip.hpp"
 #include "tests/sharding/published_runs.hpp"
+#include "tests/sharding/published_runs_tables.hpp"
 #include "tests/test_support.hpp"
 
 using roofline::testing::PublishedRun;
@@ -94,7 +95,6 @@ TEST_CASE("published runs: the FLOP conversion follows the publisher's count") {
 }
 
 TEST_CASE("published runs: the bound MFU is never below the measured MFU") {
-  std::printf("%s\n", roofline::testing::markdown_table(rows()).c_str());
   for (const PublishedRunRow& r : rows()) {
     INFO(r.name << ": measured " << r.measured_mfu << ", bound " << r.bound_mfu << ", no-overlap "
                 << r.no_overlap_mfu);
@@ -116,7 +116,6 @@ TEST_CASE("published runs: the bound MFU is never below the measured MFU") {
 // flash attention for all, docs/planner_validation.md) is held as a floor,
 // so that a change to the model that loses agreement fails here.
 TEST_CASE("published runs: the expected MFU against the measured (regression floor; the 80% target is not met)") {
-  int within = 0;
   for (const PublishedRunRow& r : rows()) {
     INFO(r.name);
     // The expected step time is modelled for every case and never below the
@@ -124,10 +123,9 @@ TEST_CASE("published runs: the expected MFU against the measured (regression flo
     REQUIRE(r.expected_s > 0);
     CHECK(r.expected_s >= r.bound_s);
     CHECK(r.expected_mfu <= r.bound_mfu);
-    if (std::abs(r.expected_mfu / r.measured_mfu - 1) <= 0.15) ++within;
   }
-  const int n = static_cast<int>(rows().size());
-  const int target = static_cast<int>(std::ceil(0.8 * n));
+  const roofline::testing::PublishedRunCounts c = roofline::testing::count(rows());
+  const int within = c.expected_within, n = c.cases, target = c.target();
   std::printf("expected MFU within +-15%% of measured: %d of %d (%.0f%%); issue 12's target 80%% (%d of %d) is %s\n",
               within, n, 100.0 * within / n, target, n,
               within >= target ? "met" : ("not met, short by " + std::to_string(target - within)).c_str());
@@ -142,14 +140,9 @@ TEST_CASE("published runs: the expected MFU against the measured (regression flo
 // of each role on ICI and DCN (LayoutShape), not by axis names. A layout
 // the planner does not rank (over HBM in the model) does not count as met.
 TEST_CASE("published runs: the planner's rank of the published layout (regression floor; the 80% target is not met)") {
-  int met = 0, met_free = 0, ranked = 0;
-  std::printf("| case | rank | gap to best | planner's first choice | rank, remat free | gap | first choice, remat free |\n");
   for (const PublishedRunRow& r : rows()) {
     const roofline::testing::PlannerPlacing& p = r.placing;
     const roofline::testing::PlannerPlacing& f = r.placing_free;
-    std::printf("| %s | %s | %+.1f%% | %s | %s | %+.1f%% | %s |\n", r.name.c_str(),
-                roofline::testing::rank_text(p).c_str(), 100 * p.gap, p.first_choice.c_str(),
-                roofline::testing::rank_text(f).c_str(), 100 * f.gap, f.first_choice.c_str());
     INFO(r.name << ": " << p.not_ranked_why);
     // The planner ranks something for every run and puts first no candidate
     // it expects slower than a ranked run layout; with remat free its best
@@ -159,14 +152,9 @@ TEST_CASE("published runs: the planner's rank of the published layout (regressio
     CHECK(f.gap >= p.gap - 1e-12);
     // A layout the model fits is one the planner enumerates and ranks.
     if (r.fits) CHECK(p.rank > 0);
-    if (p.rank > 0) ++ranked;
-    if (p.meets_target()) ++met;
-    if (f.meets_target()) ++met_free;
   }
-  for (const PublishedRunRow& r : rows())
-    if (r.placing.rank == 0) std::printf("%s not ranked: %s\n", r.name.c_str(), r.placing.not_ranked_why.c_str());
-  const int n = static_cast<int>(rows().size());
-  const int target = static_cast<int>(std::ceil(0.8 * n));
+  const roofline::testing::PublishedRunCounts c = roofline::testing::count(rows());
+  const int met = c.planner_met, met_free = c.planner_met_free, ranked = c.ranked, n = c.cases, target = c.target();
   std::printf("published layout in the planner's top 3 or within 5%% of its best: %d of %d (%.0f%%) with the run's "
               "remat, %d of %d remat free; %d ranked; issue 12's target 80%% (%d of %d) is %s\n",
               met, n, 100.0 * met / n, met_free, n, ranked, target, n,
@@ -178,6 +166,26 @@ TEST_CASE("published runs: the planner's rank of the published layout (regressio
   // of its layouts out). Held as floors.
   CHECK(met >= 12);
   CHECK(met_free >= 7);
+}
+
+// The tables docs/planner_validation.md shows, each as a generated block:
+// scripts/docs_sync.py runs this test case and checks the page against
+// them (CTest "docs in sync: planner_validation.md"). The counts in the
+// targets table are the ones the floors above hold.
+TEST_CASE("published runs: the tables of docs/planner_validation.md") {
+  using roofline::testing::docs_block;
+  const roofline::testing::PublishedRunCounts c = roofline::testing::count(rows());
+  REQUIRE(c.cases == static_cast<int>(rows().size()));
+  CHECK(c.bound_ratio_min <= c.bound_ratio_max);
+  // Three targets; a not-ranked line for each run layout not ranked.
+  const std::string targets = roofline::testing::targets_table(rows());
+  CHECK(std::count(targets.begin(), targets.end(), '\n') == 2 + 3);
+  const std::string not_ranked = roofline::testing::not_ranked_list(rows());
+  CHECK(std::count(not_ranked.begin(), not_ranked.end(), '\n') == c.cases - c.ranked);
+  std::printf("%s\n%s\n%s\n%s", docs_block("published-runs-targets", targets).c_str(),
+              docs_block("published-runs-table", roofline::testing::markdown_table(rows())).c_str(),
+              docs_block("published-runs-remat-free", roofline::testing::remat_free_table(rows())).c_str(),
+              docs_block("published-runs-not-ranked", not_ranked).c_str());
 }
 
 TEST_CASE("published runs: a bad case is refused with the file and the place") {
