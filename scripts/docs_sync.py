@@ -1,26 +1,29 @@
 #!/usr/bin/env python3
-"""Keep the figures docs/ shows from the code's own output true to the code.
+"""Keep what docs/ shows of the code's own output true to the code.
 
 Some pages paste what a command prints (a table of measured against
-expected figures); a change to the model that moves a figure must move the
-page in the same commit. Such text sits in the page between two markers,
+expected figures, a command's usage line); a change that moves it must move
+the page in the same commit. Such text sits in a page between two markers,
 
     <!-- generated: NAME (scripts/docs_sync.py) -->
     ...
     <!-- end of generated: NAME -->
 
-and this script knows, per page, the command whose output holds the same
-blocks:
+and this script knows which command makes each block:
 
-    docs/planner_validation.md  sharding_test "published runs: the tables*"
-                                (the test prints its blocks with the markers)
-    docs/fidelity.md            roofline fidelity ../shared/data/real --format md
-                                (block "fidelity-real"; needs ../shared)
+    planner   published-runs-*   sharding_test "published runs: the tables*"
+                                 (the test prints its blocks with the markers)
+    fidelity  fidelity-real      roofline fidelity ../shared/data/real --format md
+                                 (needs ../shared)
+    usage     usage-COMMAND      roofline COMMAND --help, its usage line
+                                 wrapped at 100 columns
+
+A block may sit in any page of docs/ or in README.md, once.
 
 Usage, from anywhere:
 
-    scripts/docs_sync.py check [planner|fidelity|all]   # exit 1 and a diff where a page differs
-    scripts/docs_sync.py write [planner|fidelity|all]   # put the output in the page
+    scripts/docs_sync.py check [planner|fidelity|usage|all]   # exit 1 and a diff where a page differs
+    scripts/docs_sync.py write [planner|fidelity|usage|all]   # put the output in the pages
 
 --build DIR (default build/) says where the binaries are; --roofline and
 --sharding-test name them directly (CTest does). Exit codes: 0 in sync (or
@@ -39,25 +42,28 @@ SHARED_REAL = ROOT.parent / "shared" / "data" / "real"
 BLOCK = re.compile(
     r"<!-- generated: (?P<name>[a-z0-9-]+) \(scripts/docs_sync\.py\) -->\n(?P<text>.*?)<!-- end of generated: (?P=name) -->\n",
     re.S)
+USAGE_WIDTH = 100
+# The commands whose usage line a page shows (roofline COMMAND --help).
+USAGE_COMMANDS = ["report", "stats", "merge", "hlo", "plan", "calibrate", "fidelity"]
 
 
 class RunError(Exception):
     pass
 
 
-def blocks(text):
-    """The generated blocks of `text`, by name, in order."""
+def blocks(text, where):
+    """The generated blocks of `text`, by name."""
     found = {}
     for m in BLOCK.finditer(text):
         if m.group("name") in found:
-            raise RunError(f"block {m.group('name')!r} appears twice")
+            raise RunError(f"{where}: block {m.group('name')!r} appears twice")
         found[m.group("name")] = m.group("text")
     return found
 
 
-def run(argv, cwd):
+def run(argv, cwd=ROOT):
     try:
-        done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=600)
+        done = subprocess.run([str(a) for a in argv], cwd=cwd, capture_output=True, text=True, timeout=600)
     except OSError as e:
         raise RunError(f"cannot run {argv[0]}: {e}") from e
     except subprocess.TimeoutExpired as e:
@@ -68,82 +74,140 @@ def run(argv, cwd):
 
 
 def planner_blocks(args):
-    out = run([str(args.sharding_test), "published runs: the tables*"], ROOT)
-    return blocks(out)
+    return blocks(run([args.sharding_test, "published runs: the tables*"]), "sharding_test's output")
 
 
 def fidelity_blocks(args):
     # Run from the repository root with the relative path, as the page's
     # command is given: the trace names in the table are that path.
-    out = run([str(args.roofline), "fidelity", "../shared/data/real", "--format", "md"], ROOT)
-    return {"fidelity-real": out}
+    return {"fidelity-real": run([args.roofline, "fidelity", "../shared/data/real", "--format", "md"])}
 
 
-PAGES = {
-    "planner": ("docs/planner_validation.md", planner_blocks, False),
-    "fidelity": ("docs/fidelity.md", fidelity_blocks, True),
+def wrap_usage(line, width=USAGE_WIDTH):
+    """A usage line broken before whole options, continuation lines under
+    the first argument: 'roofline plan --model M [--seq L]' keeps each
+    [...] group and each '--flag VALUE' pair on one line."""
+    words = line.split(" ")
+    head = " ".join(words[:2]) + " "  # "roofline plan "
+    items, depth, cur = [], 0, []
+    for w in words[2:]:
+        # A new item starts at depth 0 with '[' or '--', unless it is the
+        # value of the '--flag' before it.
+        starts = depth == 0 and (w.startswith("[") or w.startswith("--")) and cur
+        if starts:
+            items.append(" ".join(cur))
+            cur = []
+        cur.append(w)
+        depth += w.count("[") - w.count("]")
+    if cur:
+        items.append(" ".join(cur))
+    lines, now = [], head
+    for item in items:
+        if now.strip() != head.strip() and len(now) + len(item) > width:
+            lines.append(now.rstrip())
+            now = " " * len(head)
+        now += item + " "
+    lines.append(now.rstrip())
+    return "\n".join(lines)
+
+
+def usage_blocks(args):
+    out = {}
+    for command in USAGE_COMMANDS:
+        first = run([args.roofline, command, "--help"]).splitlines()[0]
+        if not first.startswith("usage: roofline " + command):
+            raise RunError(f"roofline {command} --help does not begin with its usage line: {first!r}")
+        out["usage-" + command] = "```sh\n" + wrap_usage(first[len("usage: "):]) + "\n```\n"
+    return out
+
+
+# name: (how its blocks are made, whether it needs ../shared/data/real,
+# the names of the blocks it makes)
+PRODUCERS = {
+    "planner": (planner_blocks, False, re.compile(r"published-runs-[a-z-]+")),
+    "fidelity": (fidelity_blocks, True, re.compile(r"fidelity-real")),
+    "usage": (usage_blocks, False, re.compile(r"usage-[a-z]+")),
 }
 
 
-def sync(name, args):
-    """0 in sync or written, 1 differs, 77 skipped."""
-    page, produce, needs_shared = PAGES[name]
-    if needs_shared and not SHARED_REAL.is_dir():
-        print(f"SKIPPED: {page}: {SHARED_REAL} is absent, so its figures cannot be made here")
-        return 77
-    path = ROOT / page
-    text = path.read_text(encoding="utf-8")
-    have = blocks(text)
-    want = produce(args)
+def pages():
+    return sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]
+
+
+def sync(names, args):
+    """0 in sync or written, 1 differs, 77 nothing checked."""
+    want = {}
+    for name in names:
+        produce, needs_shared, _ = PRODUCERS[name]
+        if needs_shared and not SHARED_REAL.is_dir():
+            print(f"SKIPPED: {name}: {SHARED_REAL} is absent, so its blocks cannot be made here")
+            continue
+        made = produce(args)
+        if not made:
+            raise RunError(f"{name}: the command gave no generated block")
+        want.update(made)
     if not want:
-        raise RunError(f"{page}: the command gave no generated block")
-    missing = [b for b in want if b not in have]
+        return 77
+    where = {}  # block name -> page
+    texts = {}
+    for page in pages():
+        text = page.read_text(encoding="utf-8")
+        texts[page] = text
+        for b in blocks(text, page.relative_to(ROOT)):
+            if b in where:
+                raise RunError(f"block {b!r} is in both {where[b].relative_to(ROOT)} and {page.relative_to(ROOT)}")
+            if not any(names_made.fullmatch(b) for _, _, names_made in PRODUCERS.values()):
+                raise RunError(f"{page.relative_to(ROOT)}: no command here makes a block named {b!r}")
+            where[b] = page
+    missing = [b for b in want if b not in where]
     if missing:
-        raise RunError(f"{page}: no generated block named {', '.join(missing)} "
+        raise RunError(f"no page holds the generated block{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
                        f"(mark where it goes with the two markers this script's help shows)")
-    stale = [b for b in have if b not in want]
-    if stale:
-        raise RunError(f"{page}: block {', '.join(stale)} is made by no command here")
-    differ = [b for b in want if have[b] != want[b]]
+    differ = []
+    for b, page in where.items():
+        if b not in want:
+            continue
+        have = blocks(texts[page], page)[b]
+        if have != want[b]:
+            differ.append(b)
     if not differ:
-        print(f"{page}: in sync ({len(want)} block{'s' if len(want) > 1 else ''})")
+        print(f"in sync: {len(want)} generated block{'s' if len(want) > 1 else ''} ({', '.join(names)})")
         return 0
     if args.action == "write":
-        def put(m):
-            n = m.group("name")
-            return f"<!-- generated: {n} (scripts/docs_sync.py) -->\n{want[n]}<!-- end of generated: {n} -->\n"
-        path.write_text(BLOCK.sub(put, text), encoding="utf-8")
-        print(f"{page}: wrote {', '.join(differ)}")
+        for page in sorted({where[b] for b in differ}):
+            def put(m):
+                n = m.group("name")
+                text = want.get(n, m.group("text"))
+                return f"<!-- generated: {n} (scripts/docs_sync.py) -->\n{text}<!-- end of generated: {n} -->\n"
+            page.write_text(BLOCK.sub(put, texts[page]), encoding="utf-8")
+        print(f"wrote {', '.join(f'{b} ({where[b].relative_to(ROOT)})' for b in differ)}")
         return 0
     for b in differ:
-        sys.stdout.writelines(difflib.unified_diff(have[b].splitlines(True), want[b].splitlines(True),
+        page = where[b].relative_to(ROOT)
+        have = blocks(texts[where[b]], page)[b]
+        sys.stdout.writelines(difflib.unified_diff(have.splitlines(True), want[b].splitlines(True),
                                                    f"{page} ({b})", f"what the code gives ({b})"))
-    print(f"{page}: {len(differ)} block{'s differ' if len(differ) > 1 else ' differs'} from the code's output "
-          f"({', '.join(differ)}); run scripts/docs_sync.py write {name} and read the prose around it")
+    print(f"{len(differ)} generated block{'s differ' if len(differ) > 1 else ' differs'} from the code's output "
+          f"({', '.join(f'{b} in {where[b].relative_to(ROOT)}' for b in differ)}); run scripts/docs_sync.py write "
+          f"and read the prose around them")
     return 1
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("action", choices=["check", "write"])
-    ap.add_argument("pages", nargs="?", default="all", choices=["all", *PAGES])
+    ap.add_argument("what", nargs="?", default="all", choices=["all", *PRODUCERS])
     ap.add_argument("--build", type=pathlib.Path, default=ROOT / "build")
     ap.add_argument("--roofline", type=pathlib.Path)
     ap.add_argument("--sharding-test", type=pathlib.Path)
     args = ap.parse_args()
     args.roofline = args.roofline or args.build / "roofline"
     args.sharding_test = args.sharding_test or args.build / "tests" / "sharding" / "sharding_test"
-    names = list(PAGES) if args.pages == "all" else [args.pages]
-    codes = []
-    for name in names:
-        try:
-            codes.append(sync(name, args))
-        except RunError as e:
-            print(f"docs_sync: {e}", file=sys.stderr)
-            return 2
-    if 1 in codes:
-        return 1
-    return 77 if all(c == 77 for c in codes) else 0
+    try:
+        return sync(list(PRODUCERS) if args.what == "all" else [args.what], args)
+    except RunError as e:
+        print(f"docs_sync: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
