@@ -57,6 +57,11 @@ POLICIES = {
     "save_dot_except_mlpwi": jax.checkpoint_policies.save_only_these_names("qkv_proj", "out_proj", "mlpwo"),
     "save_qkv_proj": jax.checkpoint_policies.save_only_these_names("qkv_proj"),
     "full": jax.checkpoint_policies.nothing_saveable,
+    # Q, K, V offloaded to host memory, nothing saved on the device (on the
+    # CPU backend the copies vanish; the recompute is what counts here).
+    "qkv_proj_offloaded": jax.checkpoint_policies.save_and_offload_only_these_names(
+        names_which_can_be_saved=[], names_which_can_be_offloaded=["qkv_proj"], offload_src="device",
+        offload_dst="pinned_host"),
 }
 
 

@@ -243,9 +243,9 @@ absl::Status validate_training_step(const ModelConfig& model, const Chip& chip, 
   if (std::find(std::begin(kAllRemats), std::end(kAllRemats), cfg.remat) == std::end(kAllRemats))
     return absl::InvalidArgumentError(
         detail::cat("remat policy ", static_cast<int>(cfg.remat), " is none of ", kRematPolicyNames));
-  if (cfg.remat == Remat::kOffload && !(chip.pcie_bytes_per_s > 0))
+  if (offloads_to_host(cfg.remat) && !(chip.pcie_bytes_per_s > 0))
     return absl::InvalidArgumentError(
-        detail::cat("remat offload needs a host link: ", chip.name, " has no pcie_bytes_per_s"));
+        detail::cat("remat ", remat_name(cfg.remat), " needs a host link: ", chip.name, " has no pcie_bytes_per_s"));
   return absl::OkStatus();
 }
 

@@ -34,6 +34,8 @@ MODEL = {
     "save_dot_except_mlpwi": {"matmuls": 9, "tp_gathers": 6, "tp_reduces": 4, "fsdp_gathers": 8},
     "save_qkv_proj": {"matmuls": 10, "tp_gathers": 6, "tp_reduces": 5, "fsdp_gathers": 8},
     "full": {"matmuls": 11, "tp_gathers": 6, "tp_reduces": 5, "fsdp_gathers": 8},
+    # offload-qkv: save_qkv_proj's recompute, its Q, K, V in host memory.
+    "qkv_proj_offloaded": {"matmuls": 10, "tp_gathers": 6, "tp_reduces": 5, "fsdp_gathers": 8},
 }
 
 

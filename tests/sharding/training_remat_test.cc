@@ -151,6 +151,29 @@ TEST_CASE("remat: offload sends the saved activations over the host link and bac
   CHECK(none.t_host_s == 0);
 }
 
+TEST_CASE("remat: offload-qkv runs save-qkv's recompute and sends Q, K, V over the host link") {
+  // MaxText's qkv_proj_offloaded: jax compiles the same matmuls and
+  // collectives as save_qkv_proj (scripts/remat_collectives.py); Q, K and V
+  // go to host memory, the layer input (the scan's carry) stays in HBM.
+  const TrainingStep save_qkv = fsdp64(Remat::kSaveQkv), offload_qkv = fsdp64(Remat::kOffloadQkv),
+                     full = fsdp64(Remat::kFull);
+  CHECK(offload_qkv.roofline.flops == Approx(save_qkv.roofline.flops));
+  CHECK(offload_qkv.t_compute_s == Approx(save_qkv.t_compute_s));
+  // HBM keeps full's set: the layer input D and one layer's whole set.
+  CHECK(offload_qkv.memory.activations_bytes == Approx(full.memory.activations_bytes));
+  // Host memory: q + 2 kv = 6,144 elements per token and layer, 32 layers x
+  // 8192 tokens x 2 bytes; one copy out and one back per layer.
+  const double qkv = t * (q + 2 * kv) * 2;
+  CHECK(offload_qkv.memory.host_activations_bytes == Approx(32 * qkv));
+  CHECK(part(offload_qkv, "host offload").roofline.ici_bytes == Approx(2 * 32 * qkv));
+  CHECK(offload_qkv.t_host_s == Approx(2 * 32 * qkv / 1.6e10));
+  CHECK(save_qkv.t_host_s == 0);
+  CHECK(roofline::parse_remat("qkv_proj_offloaded") == Remat::kOffloadQkv);
+  CHECK(roofline::parse_remat("offload-qkv") == Remat::kOffloadQkv);
+  CHECK(roofline::offloads_to_host(Remat::kOffloadQkv));
+  CHECK_FALSE(roofline::offloads_to_host(Remat::kSaveQkv));
+}
+
 TEST_CASE("dtypes: the defaults keep 4 + 4 + 8 = 16 bytes of state per parameter") {
   // A small gated MHA model: per layer 4 D^2 (Q, K, V, O) + 3 D F + 2 D =
   // 262,144 + 393,216 + 512 = 655,872; 2 layers, embedding and unembedding
@@ -275,7 +298,10 @@ TEST_CASE("validate: training dtypes, optimizer states and the host link offload
   cfg.remat = Remat::kOffload;
   roofline::Chip no_host = chip("tpu-v5p");
   no_host.pcie_bytes_per_s = 0;
-  CHECK(err(no_host, cfg).find("has no pcie_bytes_per_s") != std::string::npos);
+  CHECK(err(no_host, cfg).find("remat offload needs a host link: tpu-v5p has no pcie_bytes_per_s") !=
+        std::string::npos);
+  cfg.remat = Remat::kOffloadQkv;
+  CHECK(err(no_host, cfg).find("remat offload-qkv needs a host link") != std::string::npos);
   cfg.remat = static_cast<Remat>(17);
   CHECK(err(chip("tpu-v5p"), cfg).find("remat policy 17") != std::string::npos);
 }

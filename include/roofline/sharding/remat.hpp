@@ -26,16 +26,19 @@ enum class Remat : unsigned char {
   kSaveDotExceptMlpwi,  // "save_dot_except_mlpwi": keep what kMinimal keeps but the MLP's gate
                         // and up outputs, which run twice with the attention core and the
                         // element-wise work
+  kOffloadQkv,  // "qkv_proj_offloaded": kSaveQkv's recompute, its Q, K, V in host memory (the
+                // layer input stays in HBM); they cross the host link out in the forward and
+                // back in the backward
 };
 
-// In the order of how much they keep (offload last: it keeps none's set,
-// off the chip).
-inline constexpr Remat kAllRemats[] = {Remat::kNone, Remat::kMinimal, Remat::kSaveDotExceptMlpwi,
-                                       Remat::kSaveQkv, Remat::kFull, Remat::kOffload};
+// In the order of how much they keep in HBM (the two that offload last:
+// offload keeps none's set off the chip, offload-qkv save-qkv's Q, K, V).
+inline constexpr Remat kAllRemats[] = {Remat::kNone, Remat::kMinimal, Remat::kSaveDotExceptMlpwi, Remat::kSaveQkv,
+                                       Remat::kFull, Remat::kOffload, Remat::kOffloadQkv};
 
 // The policies as the CLI and the Python package list them.
 inline constexpr std::string_view kRematPolicyNames =
-    "none, minimal (save-dots), save-dot-except-mlpwi, save-qkv, full, offload";
+    "none, minimal (save-dots), save-dot-except-mlpwi, save-qkv, full, offload, offload-qkv";
 
 constexpr std::string_view remat_name(Remat r) {
   switch (r) {
@@ -45,18 +48,24 @@ constexpr std::string_view remat_name(Remat r) {
     case Remat::kFull: return "full";
     case Remat::kOffload: return "offload";
     case Remat::kSaveDotExceptMlpwi: return "save-dot-except-mlpwi";
+    case Remat::kOffloadQkv: return "offload-qkv";
   }
   return "none";
 }
 
+// Whether the policy keeps activations in host memory (and so needs a
+// host link, Chip::pcie_bytes_per_s).
+constexpr bool offloads_to_host(Remat r) { return r == Remat::kOffload || r == Remat::kOffloadQkv; }
+
 // A policy by its name (kRematPolicyNames), or by MaxText's where it differs
-// ("save_qkv_proj", "save_dot_except_mlpwi").
+// ("save_qkv_proj", "save_dot_except_mlpwi", "qkv_proj_offloaded").
 constexpr std::optional<Remat> parse_remat(std::string_view text) {
   for (Remat r : kAllRemats)
     if (remat_name(r) == text) return r;
   if (text == "save-dots" || text == "save_dots") return Remat::kMinimal;
   if (text == "save_qkv" || text == "save-qkv-proj" || text == "save_qkv_proj") return Remat::kSaveQkv;
   if (text == "save_dot_except_mlpwi") return Remat::kSaveDotExceptMlpwi;
+  if (text == "qkv_proj_offloaded" || text == "qkv-proj-offloaded" || text == "offload_qkv") return Remat::kOffloadQkv;
   return std::nullopt;
 }
 

@@ -134,7 +134,7 @@ struct MemoryPerChip {
   double activations_bytes = 0;           // with the configured remat
   double activations_no_remat_bytes = 0;  // with Remat::kNone
   double activations_remat_bytes = 0;     // with Remat::kFull
-  double host_activations_bytes = 0;      // Remat::kOffload: activations held in host memory
+  double host_activations_bytes = 0;      // offloads_to_host(remat): activations held in host memory
   double total_bytes = 0;
   double hbm_bytes = 0;  // the chip's capacity
   bool fits = false;
@@ -150,7 +150,7 @@ struct TrainingStep {
   // bound is bound_of() the three times.
   Prediction roofline;
   double t_compute_s = 0;    // sum of per-op rooflines, times the bubble factor
-  double t_host_s = 0;       // of t_ici_s, the host-link copies (Remat::kOffload)
+  double t_host_s = 0;       // of t_ici_s, the host-link copies (offloads_to_host(remat))
   double bubble_factor = 1;  // (microbatches + stages - 1) / microbatches
   double step_time_s = 0;    // the lower bound: roofline.t_lower_s, as the book's analysis assumes
   // The calibrated expected step time, between the bounds' assumptions
@@ -178,9 +178,9 @@ struct TrainingStep {
 // stages divide the layers; the sequences divide over the data shards and
 // microbatches (1 without a pipeline); heads, d_ff and d_model divide over
 // the tensor-parallel ways, which divide or are divided by the kv heads;
-// Remat::kOffload on a chip with a host link (pcie_bytes_per_s > 0). Cheap
-// enough for the planner's inner loop. `calibration` gives the expected
-// times (nullptr: default_calibration(chip)).
+// a remat policy that offloads_to_host on a chip with a host link
+// (pcie_bytes_per_s > 0). Cheap enough for the planner's inner loop.
+// `calibration` gives the expected times (nullptr: default_calibration(chip)).
 inline TrainingStep training_step(const ModelConfig& model, const Chip& chip, const Mesh& mesh,
                                   const ParallelLayout& layout, const TrainingConfig& config,
                                   const ChipCalibration* calibration = nullptr);

@@ -12,7 +12,8 @@
 namespace roofline::detail::step {
 
 // The activations one stage holds for `in_flight` tokens over its layers
-// under policy `r`, and those it keeps in host memory (offload). Every
+// under policy `r`, and those it keeps in host memory (offload,
+// offload-qkv). Every
 // policy but none also holds one layer's whole set for the t tokens of the
 // microbatch whose backward runs (the layer being recomputed, or brought
 // back from the host); none holds that layer's block inputs gathered again.
@@ -27,7 +28,7 @@ inline StageActivations stage_activations(const Context& c, Remat r, double in_f
   // (all - saved); every other policy rebuilds or brings back its whole set.
   const double working = static_cast<double>(c.t) * (r == Remat::kNone ? a.all_bytes - a.saved_bytes : a.all_bytes);
   return {.hbm_bytes = c.L_s * in_flight * a.kept_bytes + working,
-          .host_bytes = r == Remat::kOffload ? c.L_s * in_flight * (a.saved_bytes - a.kept_bytes) : 0};
+          .host_bytes = c.L_s * in_flight * a.host_bytes};
 }
 
 // Parameters, gradients and optimizer state in their own dtypes, sharded

@@ -31,6 +31,8 @@
 //   full      D_l (layer input)                             all but h @ W_down; Wo's ReduceScatter
 //   offload   D_l in HBM; the rest of none's set in host    nothing; none's set less D_l crosses the
 //             memory                                        host link out and back in
+//   offload-  D_l in HBM; Q K V (q + 2 kv) in host memory   save-qkv's; Q K V cross the host link
+//   qkv                                                     out and back in
 //
 // (No policy adds a TP AllGather or an FSDP weight gather: the recomputed
 // forward's gathers are the ones the backward makes anyway; tp_collectives
@@ -52,7 +54,12 @@
 // value_proj, qkv_proj, out_proj, mlpwo): no MLP input matmul's output, so
 // gate and up are rebuilt for the SiLU product W_down's weight gradient
 // reads, from the norm-2 output gathered again (as save-qkv's MLP block);
-// mlpwo, like minimal's W_down output, is never read. The layer input is
+// mlpwo, like minimal's W_down output, is never read. "offload-qkv" is
+// qkv_proj_offloaded: save_and_offload_only_these_names with Q, K and V
+// offloaded to pinned host memory and nothing saved in HBM; XLA's program
+// has save_qkv_proj's matmuls and collectives
+// (scripts/remat_collectives.py), and the layer input, which the policy
+// does not name, stays in HBM as the scan's carry. The layer input is
 // kept by every policy: it is the carry of the scan over layers. Every
 // policy but none also holds one layer's full set while that layer's
 // backward runs (the working set, memory_per_chip). The forward's
@@ -88,6 +95,7 @@ constexpr RematRuns remat_runs(Remat r) {
     case Remat::kSaveDotExceptMlpwi:
       return {.attn_core = 2, .mlp_in = 2, .elementwise = 2};
     case Remat::kSaveQkv:
+    case Remat::kOffloadQkv:
       return {.out_proj = 2, .attn_core = 2, .mlp_in = 2, .elementwise = 2};
     case Remat::kFull:
       return {.qkv_proj = 2, .out_proj = 2, .attn_core = 2, .mlp_in = 2, .elementwise = 2};
@@ -121,8 +129,9 @@ constexpr TpCollectives tp_collectives(const RematRuns& runs) {
 // between the forward and the backward (`saved`: the two gathered block
 // inputs as their [t, D/Y] shards, which is how the scan over layers
 // carries them: its forward loop stacks [t, D/Y] block inputs, and the
-// backward gathers them again, scripts/remat_collectives.py), and what the
-// policy keeps in HBM (`kept`). Offload's host bytes are saved - kept.
+// backward gathers them again, scripts/remat_collectives.py), what the
+// policy keeps in HBM (`kept`) and what it keeps in host memory (`host`:
+// offload's saved - kept, offload-qkv's Q, K, V).
 // `probabilities`: the attention probabilities a materialised attention
 // core saves per token (N_l T elements), 0 for a fused kernel, which saves
 // the softmax statistics instead; every policy but none recomputes them.
@@ -130,6 +139,7 @@ struct LayerActivations {
   double all_bytes = 0;
   double saved_bytes = 0;
   double kept_bytes = 0;
+  double host_bytes = 0;
 };
 
 inline LayerActivations layer_activations(Remat r, MlpKind mlp, double D, double Dl, double Fl, double q,
@@ -141,16 +151,18 @@ inline LayerActivations layer_activations(Remat r, MlpKind mlp, double D, double
   const double all = 2 * Dl + 2 * D + (q + 2 * kv) + q +
                      (probabilities > 0 ? probabilities : heads_local * 4.0 / bytes) + mlp_all;
   const double saved = all - 2 * (D - Dl);
-  double kept = saved;
+  double kept = saved, host = 0;
   switch (r) {
     case Remat::kNone: kept = saved; break;
     case Remat::kMinimal: kept = Dl + (q + 2 * kv) + Dl + mlp_dots; break;
     case Remat::kSaveDotExceptMlpwi: kept = Dl + (q + 2 * kv) + Dl; break;
     case Remat::kSaveQkv: kept = Dl + (q + 2 * kv); break;
-    case Remat::kFull:
-    case Remat::kOffload: kept = Dl; break;
+    case Remat::kFull: kept = Dl; break;
+    case Remat::kOffload: kept = Dl, host = saved - Dl; break;
+    case Remat::kOffloadQkv: kept = Dl, host = q + 2 * kv; break;
   }
-  return {.all_bytes = all * bytes, .saved_bytes = saved * bytes, .kept_bytes = kept * bytes};
+  return {.all_bytes = all * bytes, .saved_bytes = saved * bytes, .kept_bytes = kept * bytes,
+          .host_bytes = host * bytes};
 }
 
 }  // namespace roofline::detail::step

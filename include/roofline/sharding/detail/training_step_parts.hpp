@@ -9,7 +9,7 @@
 //   embedding_and_loss   embedding (first stage), unembedding and loss (last
 //                        stage) and the collectives of their tables
 //   pipeline_transfers   activations across stage boundaries
-//   host_offload         Remat::kOffload's copies to host memory and back
+//   host_offload         the copies to host memory and back (Remat::kOffload, kOffloadQkv)
 //   step_totals          the step's bounds and expected time, bubble, MFU
 //                        (detail/training_expected.hpp)
 //   memory_per_chip      what the fuller of the first and last stage holds
@@ -387,16 +387,17 @@ inline void pipeline_transfers(const Context& c, TrainingStep& st) {
   pp.collective(collective_time(c.mesh, CollectiveKind::kPermute, pm, shard * c.P, 1), 2.0 * c.M);
 }
 
-// Remat::kOffload: each layer's saved activations (none's set less the
-// layer input, which stays in HBM) go to host memory after the layer's
-// forward and come back before its backward, one copy each way per layer
-// per microbatch, over the host link (Chip::pcie_bytes_per_s, one
-// direction; the two directions run at different times).
+// Remat::kOffload and kOffloadQkv: what each layer keeps in host memory
+// (LayerActivations::host_bytes: none's set less the layer input, or Q, K
+// and V) goes there after the layer's forward and comes back before its
+// backward, one copy each way per layer per microbatch, over the host link
+// (Chip::pcie_bytes_per_s, one direction; the two directions run at
+// different times).
 inline void host_offload(const Context& c, TrainingStep& st) {
-  if (c.cfg.remat != Remat::kOffload) return;
-  PartBuilder h = c.part(st, kHostOffload);
   const LayerActivations a = c.activations(c.cfg.remat);
-  h.host_copy(static_cast<double>(c.t) * (a.saved_bytes - a.kept_bytes), 2 * c.per_layer);
+  if (a.host_bytes <= 0) return;
+  PartBuilder h = c.part(st, kHostOffload);
+  h.host_copy(static_cast<double>(c.t) * a.host_bytes, 2 * c.per_layer);
 }
 
 // The last two steps, each in its own header (included at the end of this
