@@ -40,8 +40,10 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SHARED_REAL = ROOT.parent / "shared" / "data" / "real"
 BLOCK = re.compile(
-    r"<!-- generated: (?P<name>[a-z0-9-]+) \(scripts/docs_sync\.py\) -->\n(?P<text>.*?)<!-- end of generated: (?P=name) -->\n",
+    r"<!-- generated: (?P<name>[a-z0-9-]+) \(scripts/docs_sync\.py\) -->\n(?P<text>.*?)<!-- end of generated: (?P=name) -->(\n|\Z)",
     re.S)
+# Any marker, well formed or not: each must belong to a block BLOCK reads.
+MARKER = re.compile(r"<!-- (?:end of )?generated:")
 USAGE_WIDTH = 100
 # The commands whose usage line a page shows (roofline COMMAND --help).
 USAGE_COMMANDS = ["report", "stats", "merge", "hlo", "plan", "calibrate", "fidelity"]
@@ -54,6 +56,9 @@ class RunError(Exception):
 def blocks(text, where):
     """The generated blocks of `text`, by name."""
     found = {}
+    if len(MARKER.findall(text)) != 2 * len(BLOCK.findall(text)):
+        raise RunError(f"{where}: a generated-block marker that pairs with no other (names are [a-z0-9-]+; "
+                       f"the two markers this script's help shows)")
     for m in BLOCK.finditer(text):
         if m.group("name") in found:
             raise RunError(f"{where}: block {m.group('name')!r} appears twice")
@@ -136,7 +141,7 @@ def pages():
 
 def sync(names, args):
     """0 in sync or written, 1 differs, 77 nothing checked."""
-    want = {}
+    want, ran = {}, []
     for name in names:
         produce, needs_shared, _ = PRODUCERS[name]
         if needs_shared and not SHARED_REAL.is_dir():
@@ -146,12 +151,16 @@ def sync(names, args):
         if not made:
             raise RunError(f"{name}: the command gave no generated block")
         want.update(made)
+        ran.append(name)
     if not want:
         return 77
     where = {}  # block name -> page
-    texts = {}
+    texts, crlf = {}, set()
     for page in pages():
-        text = page.read_text(encoding="utf-8")
+        raw = page.read_bytes()
+        if b"\r\n" in raw:
+            crlf.add(page)
+        text = raw.decode("utf-8").replace("\r\n", "\n")
         texts[page] = text
         for b in blocks(text, page.relative_to(ROOT)):
             if b in where:
@@ -159,6 +168,12 @@ def sync(names, args):
             if not any(names_made.fullmatch(b) for _, _, names_made in PRODUCERS.values()):
                 raise RunError(f"{page.relative_to(ROOT)}: no command here makes a block named {b!r}")
             where[b] = page
+    # A block of a producer that ran but no longer makes it (a command or a
+    # table removed) is stale.
+    stale = [b for b in where if b not in want and any(PRODUCERS[n][2].fullmatch(b) for n in ran)]
+    if stale:
+        raise RunError(f"no command makes the generated block{'s' if len(stale) > 1 else ''} "
+                       f"{', '.join(f'{b} ({where[b].relative_to(ROOT)})' for b in stale)} any more: remove it")
     missing = [b for b in want if b not in where]
     if missing:
         raise RunError(f"no page holds the generated block{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
@@ -171,7 +186,7 @@ def sync(names, args):
         if have != want[b]:
             differ.append(b)
     if not differ:
-        print(f"in sync: {len(want)} generated block{'s' if len(want) > 1 else ''} ({', '.join(names)})")
+        print(f"in sync: {len(want)} generated block{'s' if len(want) > 1 else ''} ({', '.join(ran)})")
         return 0
     if args.action == "write":
         for page in sorted({where[b] for b in differ}):
@@ -179,7 +194,9 @@ def sync(names, args):
                 n = m.group("name")
                 text = want.get(n, m.group("text"))
                 return f"<!-- generated: {n} (scripts/docs_sync.py) -->\n{text}<!-- end of generated: {n} -->\n"
-            page.write_text(BLOCK.sub(put, texts[page]), encoding="utf-8")
+            text = BLOCK.sub(put, texts[page])
+            # Keep the page's line endings.
+            page.write_bytes((text.replace("\n", "\r\n") if page in crlf else text).encode("utf-8"))
         print(f"wrote {', '.join(f'{b} ({where[b].relative_to(ROOT)})' for b in differ)}")
         return 0
     for b in differ:
