@@ -174,6 +174,20 @@ TEST_CASE("remat: offload-qkv runs save-qkv's recompute and sends Q, K, V over t
   CHECK_FALSE(roofline::offloads_to_host(Remat::kSaveQkv));
 }
 
+TEST_CASE("remat: with a pipeline the host memory is the first stage's, which holds the most microbatches") {
+  // llama-3-8b over P=4 stages (8 layers each) x X=16 FSDP on 64 v5p, 4
+  // microbatches of 8192 tokens a data shard. 1F1B: stage s holds
+  // min(M, P - s) microbatches, the first 4, the last 1; offload-qkv keeps
+  // Q, K, V (6,144 elements per token and layer, bf16) of each in host
+  // memory.
+  const Mesh m = mesh("P=4,X=16", "tpu-v5p");
+  const TrainingStep pp = step(llama8b(), "tpu-v5p", m,
+                               {.data = axes(m, "X"), .fsdp = axes(m, "X"), .pipeline_axis = *m.index("P")},
+                               {.batch_tokens = 64 * 8192, .remat = Remat::kOffloadQkv, .microbatches = 4});
+  const double per_microbatch = 8 * t * (q + 2 * kv) * 2;
+  CHECK(pp.memory.host_activations_bytes == Approx(4 * per_microbatch));
+}
+
 TEST_CASE("dtypes: the defaults keep 4 + 4 + 8 = 16 bytes of state per parameter") {
   // A small gated MHA model: per layer 4 D^2 (Q, K, V, O) + 3 D F + 2 D =
   // 262,144 + 393,216 + 512 = 655,872; 2 layers, embedding and unembedding

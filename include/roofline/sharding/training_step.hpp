@@ -134,7 +134,9 @@ struct MemoryPerChip {
   double activations_bytes = 0;           // with the configured remat
   double activations_no_remat_bytes = 0;  // with Remat::kNone
   double activations_remat_bytes = 0;     // with Remat::kFull
-  double host_activations_bytes = 0;      // offloads_to_host(remat): activations held in host memory
+  // offloads_to_host(remat): activations held in host memory, by the
+  // pipeline stage that holds most there.
+  double host_activations_bytes = 0;
   double total_bytes = 0;
   double hbm_bytes = 0;  // the chip's capacity
   bool fits = false;

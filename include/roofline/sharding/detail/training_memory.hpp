@@ -36,7 +36,9 @@ inline StageActivations stage_activations(const Context& c, Remat r, double in_f
 // (FSDP's gathered copies, or the cast of master weights kept in another
 // dtype; use + prefetch); the activations of stage_activations(); the
 // last stage's logits (compute dtype + fp32 probabilities). Reports the
-// fuller of the first and last pipeline stage.
+// fuller of the first and last pipeline stage, and the most host memory
+// either holds (offload: the first stage keeps min(M, P) microbatches'
+// activations there, the last one).
 inline void memory_per_chip(const Context& c, TrainingStep& st) {
   const Shapes& s = c.s;
   const TrainingDTypes& dt = c.cfg.dtypes;
@@ -45,6 +47,7 @@ inline void memory_per_chip(const Context& c, TrainingStep& st) {
   const double logits_bytes = static_cast<double>(c.t * s.Vl) * (c.bytes + 4.0);
   const bool cast_copies = c.Xf > 1 || dt.params != dt.compute;
   const double gathered = cast_copies ? 2 * c.layer_weight_bytes : 0;
+  double host_bytes = 0;
   for (int stage : {0, c.P - 1}) {
     const bool first = stage == 0, last = stage == c.P - 1;
     double params = c.L_s * s.layer_params_local_tp / c.Xf + static_cast<double>(s.D);
@@ -54,6 +57,7 @@ inline void memory_per_chip(const Context& c, TrainingStep& st) {
     const double in_flight = static_cast<double>(std::min(c.M, c.P - stage)) * static_cast<double>(c.t);
     const double logits = last ? logits_bytes : 0;
     const StageActivations acts = stage_activations(c, c.cfg.remat, in_flight);
+    host_bytes = std::max(host_bytes, acts.host_bytes);
     const double total = params * dt.state_bytes_per_param() + gathered + acts.hbm_bytes + logits;
     if (total >= mem.total_bytes) {
       mem.params_bytes = params * bytes_per_element(dt.params);
@@ -63,10 +67,10 @@ inline void memory_per_chip(const Context& c, TrainingStep& st) {
       mem.activations_bytes = acts.hbm_bytes + logits;
       mem.activations_no_remat_bytes = stage_activations(c, Remat::kNone, in_flight).hbm_bytes + logits;
       mem.activations_remat_bytes = stage_activations(c, Remat::kFull, in_flight).hbm_bytes + logits;
-      mem.host_activations_bytes = acts.host_bytes;
       mem.total_bytes = total;
     }
   }
+  mem.host_activations_bytes = host_bytes;
   mem.fits = mem.total_bytes <= mem.hbm_bytes;
 }
 
