@@ -154,7 +154,7 @@ def sync(names, args):
         ran.append(name)
     if not want:
         return 77
-    where = {}  # block name -> page
+    where, have = {}, {}  # block name -> its page, its text there
     texts, crlf = {}, set()
     for page in pages():
         raw = page.read_bytes()
@@ -162,12 +162,12 @@ def sync(names, args):
             crlf.add(page)
         text = raw.decode("utf-8").replace("\r\n", "\n")
         texts[page] = text
-        for b in blocks(text, page.relative_to(ROOT)):
+        for b, block_text in blocks(text, page.relative_to(ROOT)).items():
             if b in where:
                 raise RunError(f"block {b!r} is in both {where[b].relative_to(ROOT)} and {page.relative_to(ROOT)}")
             if not any(names_made.fullmatch(b) for _, _, names_made in PRODUCERS.values()):
                 raise RunError(f"{page.relative_to(ROOT)}: no command here makes a block named {b!r}")
-            where[b] = page
+            where[b], have[b] = page, block_text
     # A block of a producer that ran but no longer makes it (a command or a
     # table removed) is stale.
     stale = [b for b in where if b not in want and any(PRODUCERS[n][2].fullmatch(b) for n in ran)]
@@ -178,13 +178,7 @@ def sync(names, args):
     if missing:
         raise RunError(f"no page holds the generated block{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
                        f"(mark where it goes with the two markers this script's help shows)")
-    differ = []
-    for b, page in where.items():
-        if b not in want:
-            continue
-        have = blocks(texts[page], page)[b]
-        if have != want[b]:
-            differ.append(b)
+    differ = [b for b in where if b in want and have[b] != want[b]]
     if not differ:
         print(f"in sync: {len(want)} generated block{'s' if len(want) > 1 else ''} ({', '.join(ran)})")
         return 0
@@ -201,8 +195,7 @@ def sync(names, args):
         return 0
     for b in differ:
         page = where[b].relative_to(ROOT)
-        have = blocks(texts[where[b]], page)[b]
-        sys.stdout.writelines(difflib.unified_diff(have.splitlines(True), want[b].splitlines(True),
+        sys.stdout.writelines(difflib.unified_diff(have[b].splitlines(True), want[b].splitlines(True),
                                                    f"{page} ({b})", f"what the code gives ({b})"))
     print(f"{len(differ)} generated block{'s differ' if len(differ) > 1 else ' differs'} from the code's output "
           f"({', '.join(f'{b} in {where[b].relative_to(ROOT)}' for b in differ)}); run scripts/docs_sync.py write "
