@@ -59,10 +59,28 @@ struct PublishedRun {
   TrainingDTypes dtypes;
   double tflops_per_chip = 0;    // as published, under `convention`; 0 for kTokens
   double tokens_per_s_per_chip = 0;  // kTokens only
-  double reported_mfu = 0;       // as published
-  double reported_peak_flops_per_s = 0;  // 0 for kTokens
+  std::optional<double> reported_mfu;  // as published; none where the source gives only a rate
+  double reported_peak_flops_per_s = 0;  // the publisher's peak behind reported_mfu; 0 without one
   FlopConvention convention = FlopConvention::k6N;
+  // The scale-out rate per chip of the machines the run used, where it is
+  // not the chip spec's ("network"/"dcn_bytes_per_s": a cloud VM's NICs
+  // rather than the reference system's).
+  std::optional<double> dcn_bytes_per_s;
 };
+
+// The chip as the run had it: the spec, with the run's scale-out rate.
+inline Chip run_chip(const PublishedRun& r, const Chip& spec) {
+  Chip c = spec;
+  if (r.dcn_bytes_per_s) c.dcn_bytes_per_s = *r.dcn_bytes_per_s;
+  return c;
+}
+
+// The physical slice shape to lay the mesh on: the run's on a torus; none on
+// a switch (an NVLink domain takes any layout; the case's shape names the
+// node it ran on).
+inline std::vector<int> slice_to_lay(const PublishedRun& r, const Chip& c) {
+  return c.ici.topology == Topology::kSwitch ? std::vector<int>{} : r.slice_shape;
+}
 
 // The publisher's FLOP count of one step, all chips. "All parameters" is
 // total_params (MaxText counts the parameter pytree: tied embedding once,
@@ -120,7 +138,7 @@ struct PublishedRunRow {
   std::string attention;       // attention_kernel_name of the run's kernel
   double tflops_per_chip = 0;  // published; 0 where tokens/s was
   double tokens_per_s_per_chip = 0;  // published; 0 where TFLOP/s was
-  double reported_mfu = 0;     // published, publisher's convention
+  std::optional<double> reported_mfu;  // published, publisher's convention; none where not published
   double step_time_s = 0;      // implied by the published throughput
   double measured_mfu = 0;     // ours
   double bound_mfu = 0;        // TrainingStep::mfu
@@ -187,8 +205,9 @@ inline absl::StatusOr<PublishedRun> run_from_json(const nlohmann::json& c, const
   ROOFLINE_ASSIGN_OR_RETURN(r.dtypes.grads, dtype_at(d, "grads", where));
   ROOFLINE_ASSIGN_OR_RETURN(r.dtypes.optimizer, dtype_at(d, "optimizer", where));
   r.dtypes.optimizer_states = d.at("optimizer_states").get<int>();
+  if (c.contains("network")) r.dcn_bytes_per_s = c.at("network").at("dcn_bytes_per_s").get<double>();
   const auto& m = c.at("measured");
-  r.reported_mfu = m.at("mfu").get<double>();
+  if (!m.at("mfu").is_null()) r.reported_mfu = m.at("mfu").get<double>();
   const std::string conv = m.at("flop_convention").get<std::string>();
   if (conv == "tokens") {
     r.convention = FlopConvention::kTokens;
@@ -196,7 +215,7 @@ inline absl::StatusOr<PublishedRun> run_from_json(const nlohmann::json& c, const
     return r;
   }
   r.tflops_per_chip = m.at("tflops_per_chip").get<double>();
-  r.reported_peak_flops_per_s = m.at("peak_flops_per_s").get<double>();
+  if (r.reported_mfu) r.reported_peak_flops_per_s = m.at("peak_flops_per_s").get<double>();
   if (conv == "6N") r.convention = FlopConvention::k6N;
   else if (conv == "6N+full-attn") r.convention = FlopConvention::k6NFullAttention;
   else if (conv == "6N+causal-attn") r.convention = FlopConvention::k6NCausalAttention;
@@ -245,7 +264,7 @@ struct PublishedLayout {
 
 inline absl::StatusOr<PublishedLayout> published_layout(const PublishedRun& r, const Chip& c) {
   ROOFLINE_ASSIGN_OR_RETURN(std::vector<MeshAxis> axes, parse_mesh_axes(r.mesh));
-  ROOFLINE_ASSIGN_OR_RETURN(Mesh mesh, make_mesh(std::move(axes), c, r.slice_shape));
+  ROOFLINE_ASSIGN_OR_RETURN(Mesh mesh, make_mesh(std::move(axes), c, slice_to_lay(r, c)));
   if (mesh.device_count() != r.chips)
     return absl::InvalidArgumentError(r.name + ": mesh '" + r.mesh + "' has " + std::to_string(mesh.device_count()) +
                                       " chips, the run " + std::to_string(r.chips));
@@ -298,7 +317,7 @@ inline absl::StatusOr<PlannerPlacing> place_in_plan(const PublishedRun& r, const
                   .batch_tokens = r.batch_tokens,
                   .dtypes = r.dtypes,
                   .attention = r.attention,
-                  .constraints = {.slices = r.slices, .slice_shape = r.slice_shape}};
+                  .constraints = {.slices = r.slices, .slice_shape = slice_to_lay(r, c)}};
   if (remat == RematChoice::kRunsPolicy) req.constraints.remat = {r.remat};
   ROOFLINE_ASSIGN_OR_RETURN(const Plan plan, plan_training(req));
   ROOFLINE_ASSIGN_OR_RETURN(const LayoutEvaluation ev, evaluate_layout(req, pub.mesh, pub.layout, r.remat, 1));
@@ -330,8 +349,8 @@ inline absl::StatusOr<PlannerPlacing> place_in_plan(const PublishedRun& r, const
 
 // The run's mesh and layout on its chip, through the checked C++ API.
 inline absl::StatusOr<PublishedRunRow> evaluate(const PublishedRun& r) {
-  ROOFLINE_ASSIGN_OR_RETURN(const Chip* chip, find_chip(r.chip));
-  const Chip& c = *chip;
+  ROOFLINE_ASSIGN_OR_RETURN(const Chip* spec, find_chip(r.chip));
+  const Chip c = run_chip(r, *spec);
   ROOFLINE_ASSIGN_OR_RETURN(const PublishedLayout pub, published_layout(r, c));
   const Mesh& mesh = pub.mesh;
   const TrainingConfig config{.batch_tokens = r.batch_tokens, .dtypes = r.dtypes, .remat = r.remat,

@@ -68,9 +68,10 @@ inline std::string markdown_table(std::span<const PublishedRunRow> rows) {
     std::string slice = shape_text(r.run_shape);
     if (!laid_on_run_shape(r)) slice += " (laid as " + shape_text(r.laid_shape) + ")";
     std::snprintf(buf, sizeof buf,
-                  "| %s | %d | `%s` | %s | %s | %s | %.2f%% | %.3f | %.1f%% | %s | %.2f | %.1f%% | %.2f | %s | %.2f | %.2f | "
+                  "| %s | %d | `%s` | %s | %s | %s | %s | %.3f | %.1f%% | %s | %.2f | %.1f%% | %.2f | %s | %.2f | %.2f | "
                   "%s | %.1f (%.1f)%s | %s | %s | %s |\n",
-                  r.name.c_str(), r.chips, r.mesh.c_str(), r.remat.c_str(), r.attention.c_str(), rate.c_str(), 100 * r.reported_mfu,
+                  r.name.c_str(), r.chips, r.mesh.c_str(), r.remat.c_str(), r.attention.c_str(), rate.c_str(),
+                  r.reported_mfu ? percent(*r.reported_mfu, "%.2f%%").c_str() : "not published",
                   r.step_time_s, 100 * r.measured_mfu, percent(r.expected_mfu).c_str(),
                   r.expected_mfu / r.measured_mfu, 100 * r.bound_mfu, r.bound_mfu / r.measured_mfu,
                   percent(r.no_overlap_mfu).c_str(), r.model_compute_s, r.model_ici_s, slice.c_str(), r.memory_gib,
