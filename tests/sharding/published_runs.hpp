@@ -60,7 +60,9 @@ struct PublishedRun {
   double tflops_per_chip = 0;    // as published, under `convention`; 0 for kTokens
   double tokens_per_s_per_chip = 0;  // kTokens only
   std::optional<double> reported_mfu;  // as published; none where the source gives only a rate
-  double reported_peak_flops_per_s = 0;  // the publisher's peak behind reported_mfu; 0 without one
+  // The publisher's peak behind reported_mfu; 0 without one (a
+  // "peak_flops_per_s" beside a null MFU is not read).
+  double reported_peak_flops_per_s = 0;
   FlopConvention convention = FlopConvention::k6N;
   // The scale-out rate per chip of the machines the run used, where it is
   // not the chip spec's ("network"/"dcn_bytes_per_s": a cloud VM's NICs
@@ -68,10 +70,16 @@ struct PublishedRun {
   std::optional<double> dcn_bytes_per_s;
 };
 
-// The chip as the run had it: the spec, with the run's scale-out rate.
+// The chip as the run had it: the spec, with the run's scale-out rate. An
+// achieved DCN rate measured on the spec's network would take precedence
+// over the nominal one (collective.hpp), so it goes with it: the run's
+// machines have no measured rate here.
 inline Chip run_chip(const PublishedRun& r, const Chip& spec) {
   Chip c = spec;
-  if (r.dcn_bytes_per_s) c.dcn_bytes_per_s = *r.dcn_bytes_per_s;
+  if (r.dcn_bytes_per_s) {
+    c.dcn_bytes_per_s = *r.dcn_bytes_per_s;
+    c.achieved.dcn_bytes_per_s = 0;
+  }
   return c;
 }
 
@@ -205,7 +213,11 @@ inline absl::StatusOr<PublishedRun> run_from_json(const nlohmann::json& c, const
   ROOFLINE_ASSIGN_OR_RETURN(r.dtypes.grads, dtype_at(d, "grads", where));
   ROOFLINE_ASSIGN_OR_RETURN(r.dtypes.optimizer, dtype_at(d, "optimizer", where));
   r.dtypes.optimizer_states = d.at("optimizer_states").get<int>();
-  if (c.contains("network")) r.dcn_bytes_per_s = c.at("network").at("dcn_bytes_per_s").get<double>();
+  if (c.contains("network")) {
+    r.dcn_bytes_per_s = c.at("network").at("dcn_bytes_per_s").get<double>();
+    if (!(*r.dcn_bytes_per_s > 0))
+      return absl::InvalidArgumentError(where + "/network/dcn_bytes_per_s: must be > 0");
+  }
   const auto& m = c.at("measured");
   if (!m.at("mfu").is_null()) r.reported_mfu = m.at("mfu").get<double>();
   const std::string conv = m.at("flop_convention").get<std::string>();

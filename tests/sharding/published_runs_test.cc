@@ -66,7 +66,7 @@ TEST_CASE("published runs: every case reads, and its figures agree with themselv
       continue;
     }
     // A row that gives TFLOP/s alone (MaxText's A3 table) has no MFU to
-    // agree with; its rate is checked against its own FLOP count below.
+    // agree with (the A3 test case below checks its conversion by hand).
     if (!r.reported_mfu) continue;
     // The published MFU is the published TFLOP/s over the publisher's peak,
     // rounded in the table (v4 rows to 0.1 point).
@@ -119,13 +119,34 @@ TEST_CASE("published runs: a TFLOP/s row without an MFU converts by its own coun
   const roofline::Chip c = roofline::testing::run_chip(*r, roofline::chip("h100-sxm"));
   CHECK(c.dcn_bytes_per_s == 1.25e11 / 8);
   CHECK(roofline::testing::slice_to_lay(*r, c).empty());
+  // ...and the step's collectives across the VMs take that rate: the
+  // gradient all-reduce over 2 VMs (the step's collectives on 2 VMs less
+  // those on one) takes 5e10 / 1.5625e10 = 3.2 times as long as it would on
+  // the spec's network (no DCN latency on either).
+  const PublishedRun* two = nullptr;
+  for (const PublishedRun& x : runs())
+    if (x.name == "maxtext-a3-llama2-7b-2x-h100-8") two = &x;
+  REQUIRE(two != nullptr);
+  PublishedRun on_spec = *two;
+  on_spec.dcn_bytes_per_s.reset();
+  auto one_vm = roofline::testing::evaluate(*r);
+  auto two_vms = roofline::testing::evaluate(*two);
+  auto two_on_spec = roofline::testing::evaluate(on_spec);
+  REQUIRE(one_vm.ok());
+  REQUIRE(two_vms.ok());
+  REQUIRE(two_on_spec.ok());
+  const double dcn_s = two_vms->model_ici_s - one_vm->model_ici_s;
+  const double dcn_spec_s = two_on_spec->model_ici_s - one_vm->model_ici_s;
+  CHECK(dcn_s > 0.1);
+  CHECK(dcn_s / dcn_spec_s == Approx(5e10 / 1.5625e10));
 }
 
 TEST_CASE("published runs: the bound MFU is never below the measured MFU") {
   for (const PublishedRunRow& r : rows()) {
     INFO(r.name << ": measured " << r.measured_mfu << ", bound " << r.bound_mfu << ", no-overlap "
                 << r.no_overlap_mfu);
-    // Every mesh is laid on the run's physical slice (make_mesh honours it).
+    // Every mesh is laid on the run's physical slice (make_mesh honours it;
+    // a GPU run's node is its NVLink domain, laid without a shape).
     CHECK(roofline::testing::laid_on_run_shape(r));
     CHECK(r.bound_mfu >= r.measured_mfu);
     // The no-overlap MFU (every term one after another, at the uncalibrated
