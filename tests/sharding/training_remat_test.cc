@@ -53,7 +53,11 @@ constexpr double kElemFwd = 4 * t * F + 2 * 4 * t * D + 2 * t * D;  // SiLU prod
 TEST_CASE("remat: each policy runs exactly its listed forward work twice") {
   const TrainingStep none = fsdp64(Remat::kNone), minimal = fsdp64(Remat::kMinimal),
                      save_dot = fsdp64(Remat::kSaveDotExceptMlpwi), save_qkv = fsdp64(Remat::kSaveQkv),
-                     full = fsdp64(Remat::kFull), offload = fsdp64(Remat::kOffload);
+                     full = fsdp64(Remat::kFull), offload = fsdp64(Remat::kOffload),
+                     with_context = fsdp64(Remat::kMinimalWithContext);
+  // minimal-with-context: the element-wise work alone (the attention core's
+  // output and statistics are kept).
+  CHECK(with_context.roofline.flops - none.roofline.flops == Approx(32 * kElemFwd));
   // minimal: the attention core and the element-wise work.
   CHECK(minimal.roofline.flops - none.roofline.flops == Approx(32 * (kCoreFwd + kElemFwd)));
   // save-dot-except-mlpwi: minimal's and x @ [W_gate W_up], not h @ W_down.
@@ -68,7 +72,8 @@ TEST_CASE("remat: each policy runs exactly its listed forward work twice") {
         Approx(32 * (kCoreFwd + kElemFwd + kOutFwd + kMlpInFwd + kQkvFwd)));
   CHECK(offload.roofline.flops == Approx(none.roofline.flops));
   // Hence the ordering of compute time.
-  CHECK(none.t_compute_s < minimal.t_compute_s);
+  CHECK(none.t_compute_s < with_context.t_compute_s);
+  CHECK(with_context.t_compute_s < minimal.t_compute_s);
   CHECK(minimal.t_compute_s < save_dot.t_compute_s);
   CHECK(save_dot.t_compute_s < save_qkv.t_compute_s);
   CHECK(save_qkv.t_compute_s < full.t_compute_s);
@@ -79,6 +84,7 @@ TEST_CASE("remat: each policy runs exactly its listed forward work twice") {
 TEST_CASE("remat: activation memory per policy, element by element") {
   // Elements per token per layer (detail/training_remat.hpp):
   //   none      2D + 2D + (q + 2kv) + q + N x 4/2 (fp32 stats) + 3F = 69,696
+  //   minimal-with-context  minimal's + q + N x 4/2                = 47,168
   //   minimal   D + (q + 2kv) + D + 2F (D_l = D: no TP)           = 43,008
   //   save-dot-except-mlpwi  D + (q + 2kv) + D                     = 14,336
   //   save-qkv  D + (q + 2kv)                                      = 10,240
@@ -95,6 +101,11 @@ TEST_CASE("remat: activation memory per policy, element by element") {
                      full = fsdp64(Remat::kFull), offload = fsdp64(Remat::kOffload);
   CHECK(none.memory.activations_bytes == Approx(acts(all, false)));
   CHECK(minimal.memory.activations_bytes == Approx(acts(D + (q + 2 * kv) + D + 2 * F, true)));
+  const TrainingStep with_context = fsdp64(Remat::kMinimalWithContext);
+  REQUIRE(D + (q + 2 * kv) + D + 2 * F + q + 32 * 4.0 / 2 == 47168);
+  CHECK(with_context.memory.activations_bytes == Approx(acts(47168, true)));
+  CHECK(none.memory.activations_bytes > with_context.memory.activations_bytes);
+  CHECK(with_context.memory.activations_bytes > minimal.memory.activations_bytes);
   REQUIRE(D + (q + 2 * kv) + D == 14336);
   CHECK(save_dot.memory.activations_bytes == Approx(acts(14336, true)));
   CHECK(save_qkv.memory.activations_bytes == Approx(acts(D + (q + 2 * kv), true)));
@@ -328,5 +339,7 @@ TEST_CASE("remat: every policy's name parses back, MaxText's names too, and the 
   }
   CHECK(roofline::parse_remat("save_dot_except_mlpwi") == Remat::kSaveDotExceptMlpwi);
   CHECK(roofline::parse_remat("save_qkv_proj") == Remat::kSaveQkv);
+  CHECK(roofline::parse_remat("minimal_with_context") == Remat::kMinimalWithContext);
+  CHECK(roofline::parse_remat("minimal_flash") == Remat::kMinimalWithContext);
   CHECK(roofline::parse_remat("save_dot_except_mlp") == std::nullopt);  // not modelled
 }

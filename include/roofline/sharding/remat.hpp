@@ -29,16 +29,21 @@ enum class Remat : unsigned char {
   kOffloadQkv,  // "qkv_proj_offloaded": kSaveQkv's recompute, its Q, K, V in host memory (the
                 // layer input stays in HBM); they cross the host link out in the forward and
                 // back in the backward
+  kMinimalWithContext,  // "minimal_with_context" (MaxText's "minimal_flash" until 2025): keep what
+                        // kMinimal keeps and what the attention core's backward reads of its
+                        // forward (the output and the softmax statistics, or a materialised core's
+                        // probabilities); only the element-wise work runs twice
 };
 
 // In the order of how much they keep in HBM (the two that offload last:
 // offload keeps none's set off the chip, offload-qkv save-qkv's Q, K, V).
-inline constexpr Remat kAllRemats[] = {Remat::kNone, Remat::kMinimal, Remat::kSaveDotExceptMlpwi, Remat::kSaveQkv,
-                                       Remat::kFull, Remat::kOffload, Remat::kOffloadQkv};
+inline constexpr Remat kAllRemats[] = {Remat::kNone,    Remat::kMinimalWithContext, Remat::kMinimal,
+                                       Remat::kSaveDotExceptMlpwi, Remat::kSaveQkv, Remat::kFull,
+                                       Remat::kOffload, Remat::kOffloadQkv};
 
 // The policies as the CLI and the Python package list them.
 inline constexpr std::string_view kRematPolicyNames =
-    "none, minimal (save-dots), save-dot-except-mlpwi, save-qkv, full, offload, offload-qkv";
+    "none, minimal-with-context, minimal (save-dots), save-dot-except-mlpwi, save-qkv, full, offload, offload-qkv";
 
 constexpr std::string_view remat_name(Remat r) {
   switch (r) {
@@ -49,6 +54,7 @@ constexpr std::string_view remat_name(Remat r) {
     case Remat::kOffload: return "offload";
     case Remat::kSaveDotExceptMlpwi: return "save-dot-except-mlpwi";
     case Remat::kOffloadQkv: return "offload-qkv";
+    case Remat::kMinimalWithContext: return "minimal-with-context";
   }
   return "none";
 }
@@ -58,7 +64,8 @@ constexpr std::string_view remat_name(Remat r) {
 constexpr bool offloads_to_host(Remat r) { return r == Remat::kOffload || r == Remat::kOffloadQkv; }
 
 // A policy by its name (kRematPolicyNames), or by MaxText's where it differs
-// ("save_qkv_proj", "save_dot_except_mlpwi", "qkv_proj_offloaded").
+// ("save_qkv_proj", "save_dot_except_mlpwi", "qkv_proj_offloaded",
+// "minimal_with_context" and its older name "minimal_flash").
 constexpr std::optional<Remat> parse_remat(std::string_view text) {
   for (Remat r : kAllRemats)
     if (remat_name(r) == text) return r;
@@ -66,6 +73,8 @@ constexpr std::optional<Remat> parse_remat(std::string_view text) {
   if (text == "save_qkv" || text == "save-qkv-proj" || text == "save_qkv_proj") return Remat::kSaveQkv;
   if (text == "save_dot_except_mlpwi") return Remat::kSaveDotExceptMlpwi;
   if (text == "qkv_proj_offloaded" || text == "qkv-proj-offloaded" || text == "offload_qkv") return Remat::kOffloadQkv;
+  if (text == "minimal_with_context" || text == "minimal_flash" || text == "minimal-flash")
+    return Remat::kMinimalWithContext;
   return std::nullopt;
 }
 

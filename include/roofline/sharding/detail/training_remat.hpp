@@ -20,6 +20,9 @@
 //   policy    kept per token per layer                     runs twice
 //   none      all of the above, the gathered block inputs   nothing
 //             as their shards 2 D_l
+//   minimal-  minimal's + q + N_l (the attention output     norms, residual adds, SiLU product
+//   with-     and its softmax statistics; a materialised
+//   context   core's probabilities N_l T instead of N_l)
 //   minimal   D_l + (q + 2 kv) + D_l + 2 F_l                attention core, norms, residual adds,
 //             (layer input, Q K V, Wo's output,             SiLU product
 //             gate and up; plain MLP: F_l)
@@ -40,6 +43,15 @@
 //
 // The names are MaxText's (its Decoder maps remat_policy to a jax policy
 // and wraps each decoder layer in nn.remat; the logits stay outside).
+// "minimal-with-context" is MaxText's minimal_with_context (minimal_flash
+// until 2025): save_from_both_policies(checkpoint_dots_with_no_batch_dims,
+// save_only_these_names('context')). MaxText's attention names its output
+// 'context'; Transformer Engine's fused attention (transformer_engine/jax/
+// fused_attn.py) names its output, softmax statistics and RNG state so:
+// what the attention core's backward reads is kept, and the core does not
+// run again. The model keeps a materialised core's probabilities under it
+// too (what that core's backward reads), so that the policy means the
+// same for every kernel: the attention core never runs twice.
 // "minimal" is jax's checkpoint_dots_with_no_batch_dims: the weight
 // matmuls have no batch dimension and their outputs are saved; QK^T and PV
 // have one (batch and heads), so the attention core runs again, and with it
@@ -92,6 +104,8 @@ constexpr RematRuns remat_runs(Remat r) {
     case Remat::kOffload: return {};
     case Remat::kMinimal:
       return {.attn_core = 2, .elementwise = 2};
+    case Remat::kMinimalWithContext:
+      return {.elementwise = 2};
     case Remat::kSaveDotExceptMlpwi:
       return {.attn_core = 2, .mlp_in = 2, .elementwise = 2};
     case Remat::kSaveQkv:
@@ -155,6 +169,9 @@ inline LayerActivations layer_activations(Remat r, MlpKind mlp, double D, double
   switch (r) {
     case Remat::kNone: kept = saved; break;
     case Remat::kMinimal: kept = Dl + (q + 2 * kv) + Dl + mlp_dots; break;
+    case Remat::kMinimalWithContext:
+      kept = Dl + (q + 2 * kv) + Dl + mlp_dots + q + (probabilities > 0 ? probabilities : heads_local * 4.0 / bytes);
+      break;
     case Remat::kSaveDotExceptMlpwi: kept = Dl + (q + 2 * kv) + Dl; break;
     case Remat::kSaveQkv: kept = Dl + (q + 2 * kv); break;
     case Remat::kFull: kept = Dl; break;
