@@ -106,7 +106,11 @@ ChipCalibration calibration_for(const PlanRequest& req) {
 }
 
 std::string memory_reason(const MemoryPerChip& m, Remat remat) {
-  std::string s = cat("needs ", format_bytes(m.total_bytes), " of ", format_bytes(m.hbm_bytes),
+  // A step just over the HBM would read "needs 102 GB of 102 GB" at three
+  // digits: more digits until the two differ.
+  int digits = 3;
+  while (digits < 9 && format_si(m.total_bytes, "B", digits) == format_si(m.hbm_bytes, "B", digits)) ++digits;
+  std::string s = cat("needs ", format_si(m.total_bytes, "B", digits), " of ", format_si(m.hbm_bytes, "B", digits),
                       " HBM: weights, gradients and optimizer ",
                       format_bytes(m.params_bytes + m.grads_bytes + m.optimizer_bytes), ", activations ",
                       format_bytes(m.activations_bytes), " (remat ", remat_name(remat), ")");

@@ -11,6 +11,7 @@
 #include "roofline/sharding/parse.hpp"
 #include "roofline/sharding/planner.hpp"
 #include "roofline/report/plan.hpp"
+#include "src/sharding/planner_detail.hpp"
 
 using roofline::chip;
 
@@ -439,4 +440,19 @@ TEST_CASE("layout text: any mix of roles, axes and separators parses to a layout
     CHECK(back->pipeline_axis == lay->pipeline_axis);
   }
   CHECK(parsed > 0);
+}
+
+// A layout just over the HBM is told with enough digits to see by how much
+// (published v5p 64B: 102.4 of 102.0 GB, which three digits print as
+// "102 GB of 102 GB").
+TEST_CASE("plan: a memory rejection just over the HBM shows the digits that differ") {
+  roofline::MemoryPerChip m;
+  m.hbm_bytes = 95.0 * 1024 * 1024 * 1024;  // 102.005 GB
+  m.total_bytes = 102.4e9;
+  m.params_bytes = 16.2e9;
+  m.activations_bytes = 85.2e9;
+  const std::string r = roofline::detail::memory_reason(m, roofline::Remat::kMinimal);
+  CHECK(r.rfind("needs 102.4 GB of 102.0 GB HBM", 0) == 0);
+  m.total_bytes = 120e9;
+  CHECK(roofline::detail::memory_reason(m, roofline::Remat::kMinimal).rfind("needs 120 GB of 102 GB HBM", 0) == 0);
 }

@@ -89,13 +89,17 @@ TEST_CASE("remat: activation memory per policy, element by element") {
   //   save-dot-except-mlpwi  D + (q + 2kv) + D                     = 14,336
   //   save-qkv  D + (q + 2kv)                                      = 10,240
   //   full      D                                                  =  4,096
-  // in bf16 (2 bytes), over 32 layers x 8192 tokens; every policy but none
-  // also holds one layer's whole set for 8192 tokens; the last stage the
-  // logits, 8192 x 128256 x (2 + 4) bytes.
+  // in bf16 (2 bytes), over 32 layers x 8192 tokens; the layer whose
+  // backward runs holds its whole set for 8192 tokens, of which its kept
+  // part is counted with the 32 (none: no more, its block inputs are kept
+  // unsharded here); the last stage the logits, 8192 x 128256 x (2 + 4)
+  // bytes.
   const double all = 2 * D + 2 * D + (q + 2 * kv) + q + 32 * 4.0 / 2 + 3 * F;
   REQUIRE(all == 69696);
-  const double working = t * all * 2, logits = t * 128256 * 6;
-  const auto acts = [&](double kept, bool recompute) { return 32 * t * kept * 2 + (recompute ? working : 0) + logits; };
+  const double logits = t * 128256 * 6;
+  const auto acts = [&](double kept, bool recompute) {
+    return 32 * t * kept * 2 + (recompute ? t * (all - kept) * 2 : 0) + logits;
+  };
   const TrainingStep none = fsdp64(Remat::kNone), minimal = fsdp64(Remat::kMinimal),
                      save_dot = fsdp64(Remat::kSaveDotExceptMlpwi), save_qkv = fsdp64(Remat::kSaveQkv),
                      full = fsdp64(Remat::kFull), offload = fsdp64(Remat::kOffload);
@@ -143,8 +147,9 @@ TEST_CASE("remat: with tensor parallelism none keeps the gathered block inputs a
   const TrainingStep none = run(Remat::kNone), offload = run(Remat::kOffload), full = run(Remat::kFull);
   // The layer whose backward runs holds its block inputs gathered again.
   CHECK(none.memory.activations_bytes == Approx(32 * t * saved * 2 + t * 2 * (D - Dl) * 2 + logits));
-  // Every other policy also holds one layer's whole set, gathered inputs included.
-  CHECK(full.memory.activations_bytes == Approx(32 * t * Dl * 2 + t * all * 2 + logits));
+  // Every other policy also holds the rest of that layer's whole set (what
+  // it does not keep), gathered inputs included.
+  CHECK(full.memory.activations_bytes == Approx(32 * t * Dl * 2 + t * (all - Dl) * 2 + logits));
   CHECK(offload.memory.host_activations_bytes == Approx(32 * t * (saved - Dl) * 2));
   CHECK(part(offload, "host offload").roofline.ici_bytes == Approx(2 * 32 * t * (saved - Dl) * 2));
 }

@@ -30,9 +30,10 @@ enum class Remat : unsigned char {
                 // layer input stays in HBM); they cross the host link out in the forward and
                 // back in the backward
   kMinimalWithContext,  // "minimal_with_context" (MaxText's "minimal_flash" until 2025): keep what
-                        // kMinimal keeps and what the attention core's backward reads of its
-                        // forward (the output and the softmax statistics, or a materialised core's
-                        // probabilities); only the element-wise work runs twice
+                        // kMinimal keeps and what a fused attention core's backward reads of its
+                        // forward (its output and softmax statistics, which it names 'context');
+                        // only the element-wise work runs twice. A materialised core names
+                        // nothing so: with it the policy is kMinimal
 };
 
 // In the order of how much they keep in HBM (the two that offload last:

@@ -13,10 +13,10 @@ namespace roofline::detail::step {
 
 // The activations one stage holds for `in_flight` tokens over its layers
 // under policy `r`, and those it keeps in host memory (offload,
-// offload-qkv). Every
-// policy but none also holds one layer's whole set for the t tokens of the
-// microbatch whose backward runs (the layer being recomputed, or brought
-// back from the host); none holds that layer's block inputs gathered again.
+// offload-qkv), and the layer whose backward runs, which holds its whole
+// set for the t tokens of its microbatch: the kept part counted with the
+// others, the rest rebuilt, brought back from the host or (none: its
+// block inputs) gathered again.
 struct StageActivations {
   double hbm_bytes = 0;
   double host_bytes = 0;
@@ -24,9 +24,10 @@ struct StageActivations {
 
 inline StageActivations stage_activations(const Context& c, Remat r, double in_flight) {
   const LayerActivations a = c.activations(r);
-  // The layer whose backward runs: none gathers its block inputs again
-  // (all - saved); every other policy rebuilds or brings back its whole set.
-  const double working = static_cast<double>(c.t) * (r == Remat::kNone ? a.all_bytes - a.saved_bytes : a.all_bytes);
+  // The layer whose backward runs holds its whole set: what the policy
+  // keeps, counted with every layer's, and the rest, which it rebuilds,
+  // brings back from the host or (none) gathers again.
+  const double working = static_cast<double>(c.t) * (a.all_bytes - a.kept_bytes);
   return {.hbm_bytes = c.L_s * in_flight * a.kept_bytes + working,
           .host_bytes = c.L_s * in_flight * a.host_bytes};
 }

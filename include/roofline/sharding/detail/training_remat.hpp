@@ -21,8 +21,9 @@
 //   none      all of the above, the gathered block inputs   nothing
 //             as their shards 2 D_l
 //   minimal-  minimal's + q + N_l (the attention output     norms, residual adds, SiLU product
-//   with-     and its softmax statistics; a materialised
-//   context   core's probabilities N_l T instead of N_l)
+//   with-     and its softmax statistics; with a
+//   context   materialised core the policy is minimal's:
+//             remat_with_kernel)
 //   minimal   D_l + (q + 2 kv) + D_l + 2 F_l                attention core, norms, residual adds,
 //             (layer input, Q K V, Wo's output,             SiLU product
 //             gate and up; plain MLP: F_l)
@@ -43,15 +44,19 @@
 //
 // The names are MaxText's (its Decoder maps remat_policy to a jax policy
 // and wraps each decoder layer in nn.remat; the logits stay outside).
-// "minimal-with-context" is MaxText's minimal_with_context (minimal_flash
-// until 2025): save_from_both_policies(checkpoint_dots_with_no_batch_dims,
-// save_only_these_names('context')). MaxText's attention names its output
-// 'context'; Transformer Engine's fused attention (transformer_engine/jax/
-// fused_attn.py) names its output, softmax statistics and RNG state so:
-// what the attention core's backward reads is kept, and the core does not
-// run again. The model keeps a materialised core's probabilities under it
-// too (what that core's backward reads), so that the policy means the
-// same for every kernel: the attention core never runs twice.
+// "minimal-with-context" is MaxText's minimal_with_context: until 2025
+// minimal_flash, save_from_both_policies(checkpoint_dots_with_no_batch_dims,
+// save_only_these_names('context')); since, save_only_these_names of the
+// projections (q, k, v, qkv, out, mlpwi, mlpwo) and 'context', which keeps
+// the same set of these layers. MaxText's splash kernel names its residuals
+// 'context' inside its forward (residual_checkpoint_name), and so does
+// Transformer Engine's fused attention (transformer_engine/jax/fused_attn.py
+// from v1.5: output, softmax statistics, RNG state): what the core's
+// backward reads is kept and the core does not run again. jax's cuDNN
+// attention (MaxText's cudnn_flash_jax) is named outside its custom_vjp,
+// so there the core does run again; the model does not tell fused kernels
+// apart and takes the first. A materialised core names nothing so: there
+// the policy is minimal's (remat_with_kernel, training_step_parts.hpp).
 // "minimal" is jax's checkpoint_dots_with_no_batch_dims: the weight
 // matmuls have no batch dimension and their outputs are saved; QK^T and PV
 // have one (batch and heads), so the attention core runs again, and with it
@@ -72,9 +77,9 @@
 // has save_qkv_proj's matmuls and collectives
 // (scripts/remat_collectives.py), and the layer input, which the policy
 // does not name, stays in HBM as the scan's carry. The layer input is
-// kept by every policy: it is the carry of the scan over layers. Every
-// policy but none also holds one layer's full set while that layer's
-// backward runs (the working set, memory_per_chip). The forward's
+// kept by every policy: it is the carry of the scan over layers. While a
+// layer's backward runs it holds its full set, the part not kept rebuilt,
+// brought back or gathered again (the working set, memory_per_chip). The forward's
 // AllGathers before each block are not re-run by minimal: the backward
 // gathers each block input again for its weight gradient already (4
 // AllGathers per layer backward, layer_collectives).
@@ -169,8 +174,8 @@ inline LayerActivations layer_activations(Remat r, MlpKind mlp, double D, double
   switch (r) {
     case Remat::kNone: kept = saved; break;
     case Remat::kMinimal: kept = Dl + (q + 2 * kv) + Dl + mlp_dots; break;
-    case Remat::kMinimalWithContext:
-      kept = Dl + (q + 2 * kv) + Dl + mlp_dots + q + (probabilities > 0 ? probabilities : heads_local * 4.0 / bytes);
+    case Remat::kMinimalWithContext:  // with a fused core (remat_with_kernel): its fp32 statistics
+      kept = Dl + (q + 2 * kv) + Dl + mlp_dots + q + heads_local * 4.0 / bytes;
       break;
     case Remat::kSaveDotExceptMlpwi: kept = Dl + (q + 2 * kv) + Dl; break;
     case Remat::kSaveQkv: kept = Dl + (q + 2 * kv); break;

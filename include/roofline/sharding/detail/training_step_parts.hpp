@@ -144,6 +144,15 @@ inline Shapes shapes(const ModelConfig& m, const Mesh& mesh, const ParallelLayou
   return s;
 }
 
+// The policy a step runs under `r` with attention `kernel`.
+// minimal-with-context keeps what the attention core names 'context' inside
+// its forward (MaxText's splash kernel, residual_checkpoint_name; Transformer
+// Engine's fused attention); a materialised core (MaxText's dot-product
+// path) names nothing so, and the policy runs as minimal there.
+constexpr Remat remat_with_kernel(Remat r, AttentionKernel kernel) {
+  return r == Remat::kMinimalWithContext && kernel == AttentionKernel::kMaterialized ? Remat::kMinimal : r;
+}
+
 // What every part of the step is computed from: the inputs, the local
 // shapes, and the counts per chip.
 struct Context {
@@ -175,7 +184,7 @@ struct Context {
   double layer_grad_bytes() const { return s.layer_params_local_tp * grad_bytes; }
   // One layer's activations per token under policy `r` (training_remat.hpp).
   LayerActivations activations(Remat r) const {
-    return layer_activations(r, model.mlp, static_cast<double>(s.D), static_cast<double>(s.Dl),
+    return layer_activations(remat_with_kernel(r, cfg.attention), model.mlp, static_cast<double>(s.D), static_cast<double>(s.Dl),
                              static_cast<double>(s.Fl), static_cast<double>(s.nl * s.H),
                              static_cast<double>(s.kl * s.H), static_cast<double>(s.nl), bytes,
                              cfg.attention == AttentionKernel::kMaterialized
@@ -200,7 +209,7 @@ inline Context context(const ModelConfig& model, const Chip& chip, const Mesh& m
                  .grad_bytes = bytes_per_element(cfg.dtypes.grads),
                  .X = X, .Xf = mesh.size(lay.fsdp), .P = P, .M = M,
                  .dp_only = lay.data & ~lay.fsdp, .b = b, .t = b / M, .L_s = L_s,
-                 .runs = remat_runs(cfg.remat), .per_layer = L_s * M,
+                 .runs = remat_runs(remat_with_kernel(cfg.remat, cfg.attention)), .per_layer = L_s * M,
                  .layer_weight_bytes = s.layer_params_local_tp * bytes,
                  .embed_bytes = s.embed_params_local_tp * bytes,
                  // With a pipeline the slowest stage is the last one.
