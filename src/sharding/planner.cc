@@ -103,7 +103,13 @@ class Search {
         remats_(req.constraints.remat.begin(), req.constraints.remat.end()),
         // TPU slices are joined by DCN, GPU nodes by their scale-out network.
         scale_out_(req.chip.ici.topology == Topology::kSwitch ? "node" : "slice") {
-    if (remats_.empty()) remats_.assign(std::begin(kAllRemats), std::end(kAllRemats));
+    if (remats_.empty()) {
+      // Every policy; minimal-with-context runs as minimal with a
+      // materialised attention core (remat_with_kernel), so it would only
+      // repeat minimal's candidates there.
+      for (Remat r : kAllRemats)
+        if (r != Remat::kMinimalWithContext || req.attention != AttentionKernel::kMaterialized) remats_.push_back(r);
+    }
     plan_.slices = slices;
   }
 

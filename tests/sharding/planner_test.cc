@@ -456,3 +456,20 @@ TEST_CASE("plan: a memory rejection just over the HBM shows the digits that diff
   m.total_bytes = 120e9;
   CHECK(roofline::detail::memory_reason(m, roofline::Remat::kMinimal).rfind("needs 120 GB of 102 GB HBM", 0) == 0);
 }
+
+TEST_CASE("plan: with a materialised attention core minimal-with-context is not tried (it runs as minimal)") {
+  roofline::PlanRequest req = request("llama-3-8b", "tpu-v5p", 64, 64 * 8192);
+  req.seq_len = 2048;
+  const auto tried = [&](roofline::AttentionKernel kernel) {
+    req.attention = kernel;
+    auto plan = roofline::plan_training(req);
+    REQUIRE(plan.ok());
+    bool with_context = false;
+    for (const auto& c : plan->ranked) with_context |= c.remat == roofline::Remat::kMinimalWithContext;
+    for (const auto& r : plan->rejected)
+      with_context |= r.remat && *r.remat == roofline::Remat::kMinimalWithContext;
+    return with_context;
+  };
+  CHECK(tried(roofline::AttentionKernel::kFlash));
+  CHECK_FALSE(tried(roofline::AttentionKernel::kMaterialized));
+}
