@@ -184,8 +184,8 @@ struct Context {
   double layer_grad_bytes() const { return s.layer_params_local_tp * grad_bytes; }
   // One layer's activations per token under policy `r` (training_remat.hpp).
   LayerActivations activations(Remat r) const {
-    return layer_activations(remat_with_kernel(r, cfg.attention), model.mlp, static_cast<double>(s.D), static_cast<double>(s.Dl),
-                             static_cast<double>(s.Fl), static_cast<double>(s.nl * s.H),
+    return layer_activations(remat_with_kernel(r, cfg.attention), model.mlp, static_cast<double>(s.D),
+                             static_cast<double>(s.Dl), static_cast<double>(s.Fl), static_cast<double>(s.nl * s.H),
                              static_cast<double>(s.kl * s.H), static_cast<double>(s.nl), bytes,
                              cfg.attention == AttentionKernel::kMaterialized
                                  ? static_cast<double>(s.nl) * static_cast<double>(s.T)
