@@ -378,6 +378,13 @@ TEST_CASE("mesh: --slice shapes parse as NxNxN with the column of a mistake") {
   CHECK(contains(err("2x2x2x2"), "at most 3 dimensions"));
   CHECK(contains(err(""), "column 1: expected a dimension"));
   CHECK(contains(err("99999999999x2"), "column 1: dimension 99999999999 is too large"));
+  // Three dimensions that each parse can hold more chips than a long long
+  // counts (found by the fuzzer: a signed overflow): refused, not wrapped.
+  auto huge = roofline::parse_slice_shape("66066x664660066x664666");
+  REQUIRE(huge.ok());
+  auto m = roofline::make_mesh({{.name = "X", .size = 64}}, chip("tpu-v4"), *huge);
+  REQUIRE_FALSE(m.ok());
+  CHECK(contains(std::string(m.status().message()), "holds more chips than a long long counts"));
 }
 
 TEST_CASE("mesh collective: DCN steps pay the network latency on top of the achieved rate") {

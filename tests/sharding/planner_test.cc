@@ -163,6 +163,13 @@ TEST_CASE("planner: bad requests are errors") {
   auto shape = roofline::plan_training(req);
   REQUIRE_FALSE(shape.ok());
   CHECK(std::string(shape.status().message()) == "the slice shape holds 64 chips, but each of the 2 slices has 32");
+  // Dimensions whose product overflows a long long (the fuzzer's find in
+  // make_mesh; here the plan's own check) are refused, not wrapped.
+  roofline::PlanRequest huge = request("llama-3-8b", "tpu-v4", 64, 64 * 8192);
+  huge.constraints.slice_shape = {66066, 664660066, 664666};
+  auto huge_plan = roofline::plan_training(huge);
+  REQUIRE_FALSE(huge_plan.ok());
+  CHECK(contains(std::string(huge_plan.status().message()), "holds more chips than a long long counts"));
   req.constraints = {.max_pipeline_stages = -1};
   CHECK_FALSE(roofline::plan_training(req).ok());
 }

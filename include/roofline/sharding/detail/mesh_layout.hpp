@@ -229,10 +229,13 @@ inline std::string slice_shape_problem(const std::vector<int>& shape, int n, con
     return cat("slice ", text, " has ", shape.size(), " dimensions; a ", chip.name, " slice has ",
                ici.max_shape.size(), " (e.g. ", shape_text(ici.max_shape), ")");
   long long product = 1;
+  bool overflow = false;  // dimensions are ints: three of them can overflow a long long
   for (int x : shape) {
     if (x < 1) return cat("slice ", text, ": dimensions are >= 1");
-    product *= x;
+    overflow = overflow || __builtin_mul_overflow(product, static_cast<long long>(x), &product);
   }
+  if (overflow)
+    return cat("slice ", text, " holds more chips than a long long counts; the mesh puts ", n, " chips on ICI");
   if (product != n)
     return cat("slice ", text, " holds ", product, " chips but the mesh puts ", n, " chips on ICI");
   if (!fits_pod(shape, ici.max_shape))
