@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "roofline/detail/cat.hpp"
 #include "roofline/sharding/checked.hpp"
@@ -46,16 +47,12 @@ absl::StatusOr<int> choose_slices(const PlanRequest& req) {
     return absl::InvalidArgumentError(cat(req.chip.name, " has no DCN: ", req.chips, " chips need ", s, " ",
                                           unit, "s of at most ", domain));
   if (!req.constraints.slice_shape.empty()) {
-    // Dimensions are ints (>= 1, validated): their product can overflow even a long long.
-    long long held = 1;
-    bool overflow = false;
-    for (int d : req.constraints.slice_shape)
-      overflow = overflow || __builtin_mul_overflow(held, static_cast<long long>(d), &held);
-    if (overflow)
+    const std::optional<long long> held = detail::layout::slice_chips(req.constraints.slice_shape);
+    if (!held)
       return absl::InvalidArgumentError(cat("the slice shape holds more chips than a long long counts, but each of the ",
                                             s, " ", unit, "s has ", req.chips / s));
-    if (held != req.chips / s)
-      return absl::InvalidArgumentError(cat("the slice shape holds ", held, " chips, but each of the ", s, " ",
+    if (*held != req.chips / s)
+      return absl::InvalidArgumentError(cat("the slice shape holds ", *held, " chips, but each of the ", s, " ",
                                             unit, "s has ", req.chips / s));
   }
   return s;

@@ -25,6 +25,15 @@ inline std::string shape_text(const std::vector<int>& shape) {
   return s;
 }
 
+// The chips a slice shape of dimensions >= 1 holds; none when the product
+// passes a long long (three ints can: "66066x664660066x664666").
+inline std::optional<long long> slice_chips(const std::vector<int>& shape) {
+  long long product = 1;
+  for (int x : shape)
+    if (__builtin_mul_overflow(product, static_cast<long long>(x), &product)) return std::nullopt;
+  return product;
+}
+
 inline std::string axes_text(const std::vector<MeshAxis>& axes) {
   std::string s;
   for (std::size_t i = 0; i < axes.size(); ++i)
@@ -228,16 +237,13 @@ inline std::string slice_shape_problem(const std::vector<int>& shape, int n, con
   if (shape.size() != ici.max_shape.size())
     return cat("slice ", text, " has ", shape.size(), " dimensions; a ", chip.name, " slice has ",
                ici.max_shape.size(), " (e.g. ", shape_text(ici.max_shape), ")");
-  long long product = 1;
-  bool overflow = false;  // dimensions are ints: three of them can overflow a long long
-  for (int x : shape) {
+  for (int x : shape)
     if (x < 1) return cat("slice ", text, ": dimensions are >= 1");
-    overflow = overflow || __builtin_mul_overflow(product, static_cast<long long>(x), &product);
-  }
-  if (overflow)
+  const std::optional<long long> product = slice_chips(shape);
+  if (!product)
     return cat("slice ", text, " holds more chips than a long long counts; the mesh puts ", n, " chips on ICI");
-  if (product != n)
-    return cat("slice ", text, " holds ", product, " chips but the mesh puts ", n, " chips on ICI");
+  if (*product != n)
+    return cat("slice ", text, " holds ", *product, " chips but the mesh puts ", n, " chips on ICI");
   if (!fits_pod(shape, ici.max_shape))
     return cat("slice ", text, " is larger than the ", chip.name, " pod (", shape_text(ici.max_shape), ")");
   if (!provisionable(ici, shape))
