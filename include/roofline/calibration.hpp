@@ -8,9 +8,11 @@
 //                              T_mem  / memory_efficiency,
 //                              T_link / link_efficiency)
 //
-// where T_math, T_mem, T_link are the roofline's three terms (Prediction's
-// t_math_s, t_hbm_s, t_ici_s) and the four parameters belong to the op's
-// class on that chip. The achieved efficiency, T_lower / T_expected, thus
+// where T_math and T_link are the roofline's terms (Prediction's t_math_s,
+// t_ici_s), T_mem its bytes at HBM's bandwidth (t_hbm_cold_s: the roofline's
+// own memory term may take a working set that fits in L2 at L2's speed, a
+// bound most kernels do not reach: they find their operands in HBM), and
+// the four parameters belong to the op's class on that chip. The achieved efficiency, T_lower / T_expected, thus
 // rises with the size of the op and saturates at the class's efficiency: a
 // small GEMM is launch-bound, a large one runs at the chip's achievable
 // matmul rate.
@@ -60,7 +62,7 @@ constexpr std::string_view cost_class_name(CostClass c) {
 struct ClassCurve {
   double floor_s = 0;            // time of the smallest launch of this class
   double math_efficiency = 1;    // achieved / peak FLOP/s of large ops
-  double memory_efficiency = 1;  // achieved / roofline bytes/s of large ops
+  double memory_efficiency = 1;  // achieved / HBM's peak bytes/s of large ops
   double link_efficiency = 1;    // achieved / modelled link (or PCIe) bytes/s
 };
 
@@ -101,7 +103,8 @@ inline double expected_s(const Prediction& p, CostClass c, const ChipCalibration
   const ClassCurve& k = cal.curve(c);
   const auto stretch = [](double t, double efficiency) { return efficiency > 0 ? t / efficiency : t; };
   return k.floor_s + std::max({stretch(p.t_math_s, cal.math_efficiency(c, p.peak.used)),
-                               stretch(p.t_hbm_s, k.memory_efficiency), stretch(p.t_ici_s, k.link_efficiency)});
+                               stretch(std::max(p.t_hbm_s, p.t_hbm_cold_s), k.memory_efficiency),
+                               stretch(p.t_ici_s, k.link_efficiency)});
 }
 
 // The built-in calibration of `chip`: its published achievable rates

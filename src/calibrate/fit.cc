@@ -56,7 +56,7 @@ struct ClassProblem {
   int params() const { return link_index() + 1; }
   double term(std::size_t i, int k) const {
     const CalibrationSample& s = *samples[i];
-    return k == 0 ? s.t_math_s : k == 1 ? s.t_mem_s : s.t_link_s;
+    return k == 0 ? s.t_math_s : k == 1 ? expected_mem_s(s) : s.t_link_s;
   }
   int index(std::size_t i, int k) const { return k == 0 ? math_index[i] : k == 1 ? mem_index() : link_index(); }
   int argmax(const Params& p, std::size_t i) const {

@@ -53,6 +53,7 @@ Json entry_json(const CalibrationFit& f) {
                                     {"t_math_s", s.t_math_s},
                                     {"t_mem_s", s.t_mem_s},
                                     {"t_link_s", s.t_link_s},
+                                    {"t_mem_cold_s", s.t_mem_cold_s},
                                     {"measured_s", s.measured_s},
                                     {"count", s.count}}));
   return Json::object({{"chip", c.chip},
@@ -123,7 +124,7 @@ class Reader {
 };
 
 absl::StatusOr<CalibrationSample> read_sample(const Reader& r, const json& j, const std::string& p, const std::string& chip) {
-  ROOFLINE_RETURN_IF_ERROR(r.object(j, p, {"trace", "op", "class", "peak", "t_math_s", "t_mem_s", "t_link_s", "measured_s", "count"}));
+  ROOFLINE_RETURN_IF_ERROR(r.object(j, p, {"trace", "op", "class", "peak", "t_math_s", "t_mem_s", "t_link_s", "t_mem_cold_s", "measured_s", "count"}));
   CalibrationSample s{.chip = chip};
   ROOFLINE_ASSIGN_OR_RETURN(s.trace, r.string(j["trace"], p + "/trace"));
   ROOFLINE_ASSIGN_OR_RETURN(s.op, r.string(j["op"], p + "/op"));
@@ -133,6 +134,7 @@ absl::StatusOr<CalibrationSample> read_sample(const Reader& r, const json& j, co
   ROOFLINE_ASSIGN_OR_RETURN(s.t_math_s, r.non_negative(j["t_math_s"], p + "/t_math_s"));
   ROOFLINE_ASSIGN_OR_RETURN(s.t_mem_s, r.non_negative(j["t_mem_s"], p + "/t_mem_s"));
   ROOFLINE_ASSIGN_OR_RETURN(s.t_link_s, r.non_negative(j["t_link_s"], p + "/t_link_s"));
+  ROOFLINE_ASSIGN_OR_RETURN(s.t_mem_cold_s, r.non_negative(j["t_mem_cold_s"], p + "/t_mem_cold_s"));
   ROOFLINE_ASSIGN_OR_RETURN(s.measured_s, r.positive(j["measured_s"], p + "/measured_s"));
   ROOFLINE_ASSIGN_OR_RETURN(s.count, r.count(j["count"], p + "/count"));
   return s;
@@ -191,6 +193,10 @@ absl::StatusOr<CalibrationFile> read_file(const Reader& r, const json& j) {
   ROOFLINE_RETURN_IF_ERROR(r.object(j, "", {"format", "version", "chips"}));
   ROOFLINE_ASSIGN_OR_RETURN(std::string format, r.string(j["format"], "/format"));
   if (format != kCalibrationFormat) return r.error("/format", detail::cat("expected \"", kCalibrationFormat, "\""));
+  if (j["version"].is_number_integer() && j["version"].get<long long>() == 1)
+    return r.error("/version", detail::cat("version 1 times memory efficiency against the roofline's memory term, "
+                                           "this build against HBM's bandwidth (version ", kCalibrationVersion,
+                                           "): run roofline calibrate again on the traces"));
   if (!j["version"].is_number_integer() || j["version"].get<long long>() != kCalibrationVersion)
     return r.error("/version", detail::cat("expected ", kCalibrationVersion, " (the only version this build reads)"));
   const json& chips = j["chips"];

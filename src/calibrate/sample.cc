@@ -27,6 +27,7 @@ std::vector<CalibrationSample> calibration_samples(const Report& report, std::st
                                     // The report splits a host transfer's PCIe time out of
                                     // T_ici; the prediction expected_s() reads has it in.
                                     .t_link_s = (o.t_ici_s + o.t_host_s) / n,
+                                    .t_mem_cold_s = o.t_hbm_cold_s / n,
                                     .measured_s = o.median_s,
                                     .count = o.count});
   }
@@ -35,10 +36,13 @@ std::vector<CalibrationSample> calibration_samples(const Report& report, std::st
 
 double roofline_s(const CalibrationSample& s) { return std::max({s.t_math_s, s.t_mem_s, s.t_link_s}); }
 
+double expected_mem_s(const CalibrationSample& s) { return std::max(s.t_mem_s, s.t_mem_cold_s); }
+
 double expected_s(const CalibrationSample& s, const ChipCalibration& calibration) {
   Prediction p;
   p.t_math_s = s.t_math_s;
   p.t_hbm_s = s.t_mem_s;
+  p.t_hbm_cold_s = s.t_mem_cold_s;
   p.t_ici_s = s.t_link_s;
   settle_bounds(p);
   p.peak.used = p.peak.wanted = s.peak_used;

@@ -62,6 +62,7 @@ void predicted_figures(OpReport& o, const Prediction& p, const CostSource& cost,
   o.ici_bytes = p.ici_bytes * n;
   o.t_math_s = p.t_math_s * n;
   o.t_hbm_s = p.t_hbm_s * n;
+  o.t_hbm_cold_s = p.t_hbm_cold_s * n;
   o.t_ici_s = p.t_ici_s * n;
   o.predicted_s = p.t_lower_s * n;
   o.bound = p.bound;

@@ -27,6 +27,7 @@ OpReport op_of(const CalibrationSample& s) {
   o.category = "compute";
   o.t_math_s = s.t_math_s * n;
   o.t_hbm_s = s.t_mem_s * n;
+  o.t_hbm_cold_s = s.t_mem_cold_s * n;
   o.t_ici_s = s.t_link_s * n;
   o.predicted_s = roofline_s(s) * n;
   o.hbm_bytes = s.t_mem_s * chip("h100-sxm").hbm_bytes_per_s * n;
@@ -185,7 +186,7 @@ TEST_CASE("cli fidelity and calibrate: a fixture trace, its calibration file, an
   { std::ofstream(cal) << "{\"format\": \"roofline-calibration\", \"version\": 7, \"chips\": []}"; }
   const auto bad = testing::run_cli("report '" + trace + "' --chip h100-sxm --calibration " + cal);
   CHECK(bad.exit_code != 0);
-  CHECK(bad.err == "roofline: " + cal + ": /version: expected 1 (the only version this build reads)\n");
+  CHECK(bad.err == "roofline: " + cal + ": /version: expected 2 (the only version this build reads)\n");
   std::remove(cal.c_str());
 }
 

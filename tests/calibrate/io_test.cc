@@ -112,8 +112,12 @@ TEST_CASE("calibration file: errors name the file and the place") {
   // Not JSON: line and column. The text is "{\n  \"format\": x" (x at line 2, column 13).
   CHECK(error_of("{\n  \"format\": x}").rfind("cal.json:2:13: invalid JSON", 0) == 0);
   CHECK(error_of("[]") == "cal.json: /: expected an object");
-  CHECK(error_of(edited("\"version\": 1", "\"version\": 2")) ==
-        "cal.json: /version: expected 1 (the only version this build reads)");
+  CHECK(error_of(edited("\"version\": 2", "\"version\": 3")) ==
+        "cal.json: /version: expected 2 (the only version this build reads)");
+  // A version 1 file: its memory efficiencies meant something else.
+  CHECK(error_of(edited("\"version\": 2", "\"version\": 1")) ==
+        "cal.json: /version: version 1 times memory efficiency against the roofline's memory term, this build "
+        "against HBM's bandwidth (version 2): run roofline calibrate again on the traces");
   CHECK(error_of(edited("\"format\": \"roofline-calibration\"", "\"format\": \"other\"")) ==
         "cal.json: /format: expected \"roofline-calibration\"");
   // The first chip written is h100-sxm (fit), its first class "collective".

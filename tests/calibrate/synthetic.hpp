@@ -15,7 +15,8 @@ inline CalibrationSample model_sample(const std::string& trace, const std::strin
                                       double outlier = 1) {
   const double t = floor_s + std::max(t_math_s / e_math, t_mem_s / e_mem);
   return CalibrationSample{.trace = trace, .op = op, .chip = "h100-sxm", .cost_class = c, .peak_used = peak,
-                           .t_math_s = t_math_s, .t_mem_s = t_mem_s, .t_link_s = 0, .measured_s = t * outlier,
+                           .t_math_s = t_math_s, .t_mem_s = t_mem_s, .t_link_s = 0, .t_mem_cold_s = t_mem_s,
+                           .measured_s = t * outlier,
                            .count = 3};
 }
 

@@ -160,7 +160,7 @@ TEST_CASE("published runs: the bound MFU is never below the measured MFU") {
 // Issue 12's target is 80% of the cases within +-15%. The model is not
 // tuned to these runs, so the target stays unmet; the count measured when
 // this was written (18 of 37: none of the five A3 H100 runs is within,
-// 1.52-1.99; 18 of 32 before them: v6e Llama 2 70B, added with offload-qkv, is
+// 1.51-1.98; 18 of 32 before them: v6e Llama 2 70B, added with offload-qkv, is
 // not within; 18 of 31 since the remat recompute and its collectives
 // follow XLA's program, scripts/remat_collectives.py; 17 before; 15 with
 // flash attention for all, docs/planner_validation.md) is held as a floor,

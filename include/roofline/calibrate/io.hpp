@@ -29,7 +29,11 @@
 namespace roofline {
 
 inline constexpr std::string_view kCalibrationFormat = "roofline-calibration";
-inline constexpr int kCalibrationVersion = 1;
+// 2 (2026-11-25): a memory efficiency is against HBM's bandwidth, and each
+// sample carries t_mem_cold_s. Version 1 measured it against the roofline's
+// memory term (L2's bandwidth where a working set fits): not read, since its
+// efficiencies would mean something else here.
+inline constexpr int kCalibrationVersion = 2;
 
 struct CalibrationFile {
   std::vector<CalibrationFit> chips;  // one per chip, names unique

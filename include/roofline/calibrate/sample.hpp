@@ -30,6 +30,9 @@ struct CalibrationSample {
   double t_math_s = 0;
   double t_mem_s = 0;
   double t_link_s = 0;
+  // The bytes at HBM's bandwidth (Prediction::t_hbm_cold_s): the memory
+  // term the expectation stretches. t_mem_s, the bound's, may be L2's.
+  double t_mem_cold_s = 0;
   double measured_s = 0;  // median of one occurrence
   std::int64_t count = 0;  // occurrences in the trace
 };
@@ -44,6 +47,10 @@ std::vector<CalibrationSample> calibration_samples(const Report& report, std::st
 
 // The roofline of one occurrence (max of the three terms).
 double roofline_s(const CalibrationSample& s);
+
+// The memory term an expectation stretches: the bytes at HBM's bandwidth,
+// never below the bound's own term.
+double expected_mem_s(const CalibrationSample& s);
 
 // The calibrated expectation of one occurrence: roofline::expected_s() on
 // the sample's terms.

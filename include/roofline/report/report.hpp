@@ -50,6 +50,7 @@ struct OpReport {
   double ici_bytes = 0;
   double t_math_s = 0;
   double t_hbm_s = 0;
+  double t_hbm_cold_s = 0;  // hbm_bytes at HBM's bandwidth (Prediction::t_hbm_cold_s): what expected_s times
   double t_ici_s = 0;
   // Host-offload transfers (to or from host memory, or a GPU memcpy between
   // host and device): bytes over the host link (PCIe) and their time at the

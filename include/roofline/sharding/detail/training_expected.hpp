@@ -47,6 +47,7 @@ inline void step_totals(const Context& c, TrainingStep& st) {
   st.t_host_s = st.parts[kHostOffload].roofline.t_ici_s;
   r.t_math_s *= st.bubble_factor;
   r.t_hbm_s *= st.bubble_factor;
+  r.t_hbm_cold_s *= st.bubble_factor;
   st.t_compute_s = compute * st.bubble_factor;
   r.t_lower_s = std::max(st.t_compute_s, r.t_ici_s);
   r.t_upper_s = st.t_compute_s + r.t_ici_s;
