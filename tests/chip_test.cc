@@ -179,8 +179,31 @@ TEST_CASE("chip: JSON round-trips") {
     CHECK(back->hbm_bytes_per_s == c.hbm_bytes_per_s);
     CHECK(back->ici.max_shape == c.ici.max_shape);
     CHECK(back->ici.wrap == c.ici.wrap);
+    CHECK(back->compute_units == c.compute_units);
+    CHECK(on_chip_capacity_bytes(*back) == on_chip_capacity_bytes(c));
     CHECK(back->sources.size() == c.sources.size());
   }
+}
+
+TEST_CASE("chip: what a GPU holds on chip, where its SMs and register file are given") {
+  // L2 + SMs x (shared memory/L1 + registers [+ tensor memory]), each figure
+  // from the spec; the SM counts and 262,144 B register files are what the
+  // traces' deviceProperties report.
+  CHECK(on_chip_capacity_bytes(roofline::chip("v100-sxm2")) == 6.144e6 + 80 * (1.28e5 + 262144));
+  CHECK(on_chip_capacity_bytes(roofline::chip("a100-sxm")) == 4e7 + 108 * (1.92e5 + 262144));
+  CHECK(on_chip_capacity_bytes(roofline::chip("h100-sxm")) == 5e7 + 132 * (2.56e5 + 262144));
+  CHECK(on_chip_capacity_bytes(roofline::chip("b200")) == 1.26e8 + 148 * (2.56e5 + 262144 + 2.56e5));
+  // No total without the SM count or the register file (a total that
+  // leaves storage out would make a second pass look necessary where it is
+  // not), nor on a TPU.
+  Chip no_sms = roofline::chip("v100-sxm2");
+  no_sms.compute_units = 0;
+  CHECK(on_chip_capacity_bytes(no_sms) == 0);
+  Chip no_registers = roofline::chip("v100-sxm2");
+  std::erase_if(no_registers.on_chip, [](const roofline::OnChipMemory& m) { return m.name == "registers_per_sm"; });
+  CHECK(on_chip_capacity_bytes(no_registers) == 0);
+  CHECK(on_chip_capacity_bytes(roofline::chip("mi300x")) == 0);
+  CHECK(on_chip_capacity_bytes(roofline::chip("tpu-v5p")) == 0);
 }
 
 TEST_CASE("chip: malformed specs are refused with the field named") {
@@ -266,6 +289,9 @@ TEST_CASE("chip: malformed specs are refused with the field named") {
       {"unsourced DCN latency", [](json& j) { j["dcn_latency_s"] = 1e-5; },
        "/sources: no source backs 'dcn_latency_s'"},
       {"unsourced die", [](json& j) { j["die"] = "GA100"; }, "/sources: no source backs 'die'"},
+      {"zero compute units", [](json& j) { j["compute_units"] = 0; }, "/compute_units: expected a positive integer"},
+      {"unsourced compute units", [](json& j) { j["compute_units"] = 64; },
+       "/sources: no source backs 'compute_units'"},
       {"empty die", [](json& j) { j["die"] = ""; }, "/die: expected a non-empty string"},
       {"die not a string", [](json& j) { j["die"] = 100; }, "/die: expected a string"},
       // v5e's DCN is 3.125e9 B/s per chip.
@@ -408,7 +434,7 @@ TEST_CASE("chip: an on-chip tier as a plain number is a capacity that times noth
   j["on_chip"]["l2"] = 6.144e6;  // the form every spec used before tiers had bandwidths
   absl::StatusOr<Chip> c = roofline::parse_chip(j.dump(), "old.json");
   REQUIRE(c.ok());
-  REQUIRE(c->on_chip.size() == 2);
+  REQUIRE(c->on_chip.size() == 3);  // l2, registers_per_sm, smem_per_sm
   const roofline::OnChipMemory& l2 = c->on_chip[0];
   CHECK(l2.name == "l2");
   CHECK(l2.bytes == 6.144e6);

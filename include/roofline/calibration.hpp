@@ -12,10 +12,11 @@
 // t_ici_s), T_mem its bytes at HBM's bandwidth (t_hbm_cold_s: the roofline's
 // own memory term may take a working set that fits in L2 at L2's speed, a
 // bound most kernels do not reach: they find their operands in HBM), and
-// the four parameters belong to the op's class on that chip. The achieved efficiency, T_lower / T_expected, thus
-// rises with the size of the op and saturates at the class's efficiency: a
-// small GEMM is launch-bound, a large one runs at the chip's achievable
-// matmul rate.
+// the four parameters belong to the op's class on that chip. The achieved
+// efficiency, T_lower / T_expected, thus rises with the size of the op and
+// saturates at the class's efficiency: a small GEMM is launch-bound, a large
+// one runs at the chip's achievable matmul rate (a memory-bound op whose
+// bound is L2's saturates lower, at e_mem x t_hbm_s / t_hbm_cold_s).
 //
 // The parameters come from a `ChipCalibration`: the built-in one of each
 // embedded chip (default_calibration(chip), from the published measurements

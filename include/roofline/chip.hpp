@@ -84,7 +84,7 @@ struct Interconnect {
 // (TPU VMEM, which XLA fills from HBM inside each op, or shared memory, which
 // lives for one kernel) cannot, so it never times an op's bytes.
 struct OnChipMemory {
-  std::string name;    // "vmem", "cmem", "l2", "smem_per_sm", "lds_per_cu"
+  std::string name;    // "vmem", "cmem", "l2", "smem_per_sm", "registers_per_sm", "lds_per_cu"
   double bytes = 0;
   double bytes_per_s = 0;          // peak bandwidth; 0: no published figure, not used for timing
   bool holds_working_set = false;  // true: a cache over HBM that keeps data between kernels
@@ -146,6 +146,10 @@ struct Chip {
   double pcie_bytes_per_s = 0;  // per chip, one direction
   int chips_per_host = 1;
   int cores_per_chip = 1;
+  // SMs (NVIDIA) or CUs (AMD) as the device reports them (CUDA's
+  // multiProcessorCount), for totalling the per-SM memories (`_per_sm`,
+  // `_per_cu`); 0: not given.
+  int compute_units = 0;
   // Device names profilers report for this chip ("TPU v6 Lite",
   // "NVIDIA H100 80GB HBM3"), matched case-insensitively as substrings.
   std::vector<std::string> device_names;
@@ -258,6 +262,25 @@ inline std::string_view memory_tier_name(int tier, const Chip& chip) {
   if (tier == kHbmTier) return "hbm";
   if (tier >= 0 && static_cast<std::size_t>(tier) < chip.on_chip.size()) return chip.on_chip[tier].name;
   return "mixed";
+}
+
+// Everything on a GPU that can hold an operand's bytes between two passes
+// over it: the chip-wide memories (L2, Infinity Cache) plus the per-SM or
+// per-CU ones (shared memory and L1, tensor memory, the register file) times
+// Chip::compute_units. 0 where it cannot be totalled: a TPU (XLA's fusions
+// are costed from HLO, not here), or a spec without its SM count or its
+// register file, since a total without them would be too small and a bound
+// built on it (ElementwiseModel::reread_bytes) might not hold.
+inline double on_chip_capacity_bytes(const Chip& chip) {
+  if (chip.kind != ChipKind::kGpu || chip.compute_units <= 0) return 0;
+  double total = 0;
+  bool registers = false;
+  for (const OnChipMemory& m : chip.on_chip) {
+    const bool per_unit = m.name.ends_with("_per_sm") || m.name.ends_with("_per_cu");
+    total += per_unit ? m.bytes * chip.compute_units : m.bytes;
+    registers = registers || m.name.starts_with("registers_per_");
+  }
+  return registers ? total : 0;
 }
 
 inline bool Chip::has(DType t) const { return select_peak(*this, peak_class(t)).available(); }

@@ -73,8 +73,8 @@ struct Prediction {
   // kernel left in L2 may be read there); the expectation (expected_s,
   // calibration.hpp) takes this, since measured kernels mostly fetch theirs
   // from HBM (an A100's 12.6 MB copies, within its 40 MB L2, run at HBM
-  // speed). Equal to t_hbm_s where HBM timed the bytes; 0 on a chip with no
-  // HBM figure.
+  // speed). Equal to t_hbm_s where no tier served any byte, above it where
+  // one served some; 0 on a chip with no HBM figure.
   double t_hbm_cold_s = 0;
   double t_ici_s = 0;
   double t_lower_s = 0;  // one op: max of the three (perfect overlap); a sum: the sum of its ops' maxima

@@ -318,11 +318,14 @@ CalibrationFit fit_calibration(const Chip& chip, std::vector<CalibrationSample> 
     std::vector<CalibrationSample> own;
     for (const auto* s : c.samples) own.push_back(*s);
     out.classes[static_cast<std::size_t>(ci)] = ClassFit{.origin = CurveOrigin::kFitted, .quality = fit_quality(out.calibration, own)};
+    // A memory efficiency is against HBM's bandwidth (expected_mem_s), so
+    // above 1 it beat HBM, not necessarily the bound (L2's where it fits).
     const auto beaten = [&](std::string_view what, double e) {
       if (e > 1)
         out.notes.push_back(detail::cat(name, ": ", what, " efficiency ", fmt(e),
-                                        " > 1: the roofline was beaten (a working set on chip, or a cost model "
-                                        "that charges more than the op moves)"));
+                                        what == "memory" ? " > 1: HBM's bandwidth was beaten"
+                                                         : " > 1: the roofline was beaten",
+                                        " (a working set on chip, or a cost model that charges more than the op moves)"));
     };
     beaten("math", curve.math_efficiency);
     for (PeakClass peak : c.own_peaks)

@@ -124,7 +124,9 @@ class Reader {
 };
 
 absl::StatusOr<CalibrationSample> read_sample(const Reader& r, const json& j, const std::string& p, const std::string& chip) {
-  ROOFLINE_RETURN_IF_ERROR(r.object(j, p, {"trace", "op", "class", "peak", "t_math_s", "t_mem_s", "t_link_s", "t_mem_cold_s", "measured_s", "count"}));
+  ROOFLINE_RETURN_IF_ERROR(r.object(j, p,
+                                    {"trace", "op", "class", "peak", "t_math_s", "t_mem_s", "t_link_s",
+                                     "t_mem_cold_s", "measured_s", "count"}));
   CalibrationSample s{.chip = chip};
   ROOFLINE_ASSIGN_OR_RETURN(s.trace, r.string(j["trace"], p + "/trace"));
   ROOFLINE_ASSIGN_OR_RETURN(s.op, r.string(j["op"], p + "/op"));

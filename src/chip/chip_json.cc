@@ -341,7 +341,7 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
       j, "", {"name", "display_name", "vendor", "kind", "device_names", "peak_flops_per_s",
               "hbm_bytes", "hbm_bytes_per_s", "on_chip", "interconnect", "dcn_bytes_per_s",
               "dcn_latency_s", "pcie_bytes_per_s", "chips_per_host", "cores_per_chip", "achieved", "sources",
-              "die"}));
+              "die", "compute_units"}));
   ROOFLINE_ASSIGN_OR_RETURN(c.name, r.string(j, "", "name"));
   ROOFLINE_ASSIGN_OR_RETURN(c.display_name, r.string(j, "", "display_name"));
   ROOFLINE_ASSIGN_OR_RETURN(c.vendor, r.string(j, "", "vendor"));
@@ -383,6 +383,11 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
   ROOFLINE_ASSIGN_OR_RETURN(c.cores_per_chip, r.positive_int(j, "", "cores_per_chip"));
   for (const char* f : {"dcn_bytes_per_s", "pcie_bytes_per_s", "chips_per_host", "cores_per_chip"})
     figures.insert(f);
+  // Optional: the SMs or CUs, which total the per-SM memories.
+  if (j.contains("compute_units")) {
+    ROOFLINE_ASSIGN_OR_RETURN(c.compute_units, r.positive_int(j, "", "compute_units"));
+    figures.insert("compute_units");
+  }
   // Optional: a per-step latency of the scale-out network, when published.
   if (j.contains("dcn_latency_s")) {
     ROOFLINE_ASSIGN_OR_RETURN(c.dcn_latency_s, r.positive(j, "", "dcn_latency_s"));
@@ -534,6 +539,7 @@ std::string chip_to_json(const Chip& c) {
   j["pcie_bytes_per_s"] = c.pcie_bytes_per_s;
   j["chips_per_host"] = c.chips_per_host;
   j["cores_per_chip"] = c.cores_per_chip;
+  if (c.compute_units > 0) j["compute_units"] = c.compute_units;
   json achieved = json::object();
   json matmul = json::object();
   for (int i = 0; i < kPeakClassCount; ++i)

@@ -143,6 +143,7 @@ ChipText chip_text(const Chip& c, int index) {
       "     .pcie_bytes_per_s = ", number(c.pcie_bytes_per_s), ",\n",
       "     .chips_per_host = ", c.chips_per_host, ",\n",
       "     .cores_per_chip = ", c.cores_per_chip, ",\n",
+      "     .compute_units = ", c.compute_units, ",\n",
       "     .device_names = ", span(id + "DeviceNames", c.device_names.size()), ",\n",
       "     .sources = ", span(id + "Sources", c.sources.size()), "},\n");
   return t;

@@ -183,7 +183,7 @@ CostSource cost_from_input_dims(const CallInfo& call, std::string_view kernel, s
   if (auto c = matmul_op(call.launcher, *in, dt, kernel)) return *std::move(c);
   if (auto c = attention_op(call.launcher, *in, dt)) return *std::move(c);
   if (auto c = detail::convolution_op(call.launcher, *in, dt, kernel, trace_calls)) return *std::move(c);
-  if (auto c = detail::memory_op(call.launcher, *in, dt)) return *std::move(c);
+  if (auto c = detail::memory_op(call.launcher, *in, dt, kernel)) return *std::move(c);
   return unmatched(cat("no cost model for ", call.launcher, " ", call.input_dims));
 }
 

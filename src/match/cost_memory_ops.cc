@@ -187,12 +187,37 @@ std::optional<CostSource> gather_op(const std::string& op, const Inputs& in, DTy
   return std::nullopt;
 }
 
+// Whether a batch norm uses the batch's statistics (training), which it must
+// reduce over the whole input before it writes any output. A forward says so
+// in its `training` argument (the 6th of every batch-norm op) where the
+// trace records Concrete Inputs, or in its kernels' names: cuDNN's training
+// forward (bn_fw_tr_*), PyTorch's own statistics kernel
+// (batch_norm_collect_statistics_kernel). cuDNN's and MIOpen's backward ops
+// run only after a training forward (PyTorch's derivatives send an eval
+// mode's backward to native_batch_norm_backward), whose `train` is its 8th.
+bool batch_statistics(const std::string& op, const Inputs& in, std::string_view kernel) {
+  if (is_one_of(op, {"aten::cudnn_batch_norm_backward", "aten::miopen_batch_norm_backward"})) return true;
+  if (op == "aten::native_batch_norm_backward") return in.boolean(7).value_or(false);
+  if (!is_one_of(op, {"aten::batch_norm", "aten::_batch_norm_impl_index", "aten::native_batch_norm",
+                      "aten::cudnn_batch_norm", "aten::miopen_batch_norm", "aten::_native_batch_norm_legit"}))
+    return false;
+  if (const std::optional<bool> training = in.boolean(5)) return *training;
+  return kernel.find("bn_fw_tr") != std::string_view::npos ||
+         kernel.find("batch_norm_collect_statistics") != std::string_view::npos;
+}
+
 // Normalisations read every tensor argument once (the activations, the
 // gradient, weight, bias, statistics) and write one activation-sized result
 // (the largest tensor argument) and, backward, the weight's and bias's
 // gradients. The saved statistics a forward also writes (a row or channel
-// each) are not counted.
-std::optional<CostSource> norm_op(const std::string& op, const Inputs& in, DType dt) {
+// each) are not counted. A batch norm on the batch's statistics reads its
+// activation-sized inputs twice, once to reduce and once to normalise,
+// unless they stay on chip between the passes (ElementwiseModel::
+// reread_bytes): a V100's cuDNN forward of [32,256,56,56] fp32 (103 MB; its
+// on-chip memories hold 37.4 MB) takes 402 us, where one pass needs 228 us at
+// HBM's peak and the 65 MB it must read again 73 us more. Layer and RMS
+// norms reduce over a row, which one kernel holds: one pass.
+std::optional<CostSource> norm_op(const std::string& op, const Inputs& in, DType dt, std::string_view kernel) {
   const bool forward = is_one_of(
       op, {"aten::batch_norm", "aten::_batch_norm_impl_index", "aten::native_batch_norm", "aten::cudnn_batch_norm",
            "aten::miopen_batch_norm", "aten::_native_batch_norm_legit", "aten::_native_batch_norm_legit_no_training",
@@ -212,6 +237,11 @@ std::optional<CostSource> norm_op(const std::string& op, const Inputs& in, DType
   }
   if (!activation) return std::nullopt;
   m.written_bytes = tensor_bytes(*activation, in.dtype(at, dt));
+  if (batch_statistics(op, in, kernel)) {
+    // The activation-sized inputs: the input, and backward the gradient too.
+    for (std::size_t i = 0; i < in.args.size(); ++i)
+      if (const Dims* d = in.tensor(i); d && numel(*d) == numel(*activation)) m.reread_bytes += arg_bytes(in, i, dt);
+  }
   if (backward) {
     // grad weight and grad bias: the size of the weight (channel- or feature-sized).
     double weight = 0;
@@ -220,7 +250,10 @@ std::optional<CostSource> norm_op(const std::string& op, const Inputs& in, DType
         weight = std::max(weight, tensor_bytes(*d, in.dtype(i, dt)));
     m.written_bytes += 2 * weight;
   }
-  return memory_cost(m, false, cat(op, " ", dims_text(*activation)));
+  return memory_cost(m, false,
+                     cat(op, " ", dims_text(*activation),
+                         m.reread_bytes > 0 ? " (batch statistics: the input read again where the chip cannot hold it)"
+                                            : ""));
 }
 
 // Output extent of a window op along one spatial dim (PyTorch's formula,
@@ -332,10 +365,10 @@ std::optional<CostSource> move_op(const std::string& op, const Inputs& in, DType
 
 }  // namespace
 
-std::optional<CostSource> memory_op(const std::string& op, const Inputs& in, DType dt) {
+std::optional<CostSource> memory_op(const std::string& op, const Inputs& in, DType dt, std::string_view kernel) {
   if (auto c = arithmetic_op(op, in, dt)) return c;
   if (auto c = gather_op(op, in, dt)) return c;
-  if (auto c = norm_op(op, in, dt)) return c;
+  if (auto c = norm_op(op, in, dt, kernel)) return c;
   if (auto c = pool_op(op, in, dt)) return c;
   return move_op(op, in, dt);
 }

@@ -66,7 +66,7 @@ bool tf32_kernel(std::string_view kernel);
 DType first_tensor_dtype(const Inputs& in);
 
 // The cost handlers, each for one family of ops; nullopt: not this family.
-std::optional<CostSource> memory_op(const std::string& op, const Inputs& in, DType dt);
+std::optional<CostSource> memory_op(const std::string& op, const Inputs& in, DType dt, std::string_view kernel);
 std::optional<CostSource> convolution_op(const std::string& op, const Inputs& in, DType dt, std::string_view kernel,
                                          std::span<const CallInfo> trace_calls);
 

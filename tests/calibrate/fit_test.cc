@@ -73,7 +73,27 @@ TEST_CASE("fit: an efficiency above 1 is kept and named") {
     s.push_back(model_sample("l2", "copy." + std::to_string(i), CostClass::kMemory, PeakClass::kFp32, 0, t, 1e-6, 1, 2));
   const CalibrationFit f = fit_calibration(chip("h100-sxm"), s);
   CHECK(f.calibration.curve(CostClass::kMemory).memory_efficiency == Approx(2).epsilon(1e-6));
-  CHECK(mentions(f.notes, "memory: memory efficiency 2 > 1: the roofline was beaten"));
+  CHECK(mentions(f.notes, "memory: memory efficiency 2 > 1: HBM's bandwidth was beaten"));
+}
+
+TEST_CASE("fit: a memory efficiency stretches the bytes at HBM's bandwidth, not the bound's L2 term") {
+  // Copies whose bound is L2's (t_mem_s, a quarter of their HBM time) that
+  // run at 0.8 of HBM's bandwidth plus a 2 us launch: the fit reads 0.8.
+  // Fitted to t_mem_s it would read 0.2 and call the op four times slower
+  // than HBM allows.
+  std::vector<CalibrationSample> s;
+  double t = 1e-6;
+  for (int i = 0; i < 10; ++i, t *= 1.8) {
+    CalibrationSample c = model_sample("l2", "copy." + std::to_string(i), CostClass::kMemory, PeakClass::kFp32, 0, t,
+                                       2e-6, 1, 0.8);
+    c.t_mem_s = t / 4;
+    s.push_back(c);
+  }
+  const CalibrationFit f = fit_calibration(chip("h100-sxm"), s);
+  CHECK(f.calibration.curve(CostClass::kMemory).memory_efficiency == Approx(0.8).epsilon(1e-6));
+  CHECK(f.calibration.curve(CostClass::kMemory).floor_s == Approx(2e-6).epsilon(1e-6));
+  CHECK(expected_mem_s(s[3]) == s[3].t_mem_cold_s);
+  CHECK(roofline_s(s[3]) == s[3].t_mem_s);  // the bound keeps L2's term
 }
 
 TEST_CASE("fit: an efficiency is fitted only from ops its term bounds, not from launch-bound ones") {

@@ -116,6 +116,54 @@ TEST_CASE("bytes: norms are memory-bound: the activations read and written once"
   CHECK(back.written_bytes == 6422528.0 * 4 + 2 * 64 * 4);
 }
 
+TEST_CASE("bytes: a training batch norm reads its input again where the chip cannot hold it between passes") {
+  // cudnn_batch_norm(x[32,256,56,56] f32, ...): 102,760,448 B of input,
+  // which its statistics need whole before any output is written. A V100
+  // holds 6,144,000 B of L2 and 80 SMs x (128,000 B shared memory/L1 +
+  // 262,144 B registers) = 37,355,520 B, so at least 65,404,928 B are read
+  // a second time.
+  const double x = 32.0 * 256 * 56 * 56 * 4;
+  const std::string dims = "[[32,256,56,56],[256],[256],[256],[256],[],[],[]]";
+  const ElementwiseModel tr = memory(roofline::cost_from_input_dims(
+      aten("aten::cudnn_batch_norm", dims, ""), "void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, 512, true, 1>"));
+  CHECK(tr.reread_bytes == x);
+  const roofline::Chip& v100 = roofline::chip("v100-sxm2");
+  CHECK(roofline::on_chip_capacity_bytes(v100) == 6144000.0 + 80 * (128000.0 + 262144.0));
+  CHECK(roofline::second_pass_bytes(tr, v100) == x - 37355520.0);
+  CHECK(roofline::predict(tr, v100).hbm_bytes == tr.read_bytes + tr.written_bytes + (x - 37355520.0));
+  // An H100 holds 50 MB + 132 x (256,000 + 262,144) B = 118.4 MB: one pass.
+  CHECK(roofline::second_pass_bytes(tr, roofline::chip("h100-sxm")) == 0);
+  // A chip whose registers or SM count its spec lacks: no claim.
+  CHECK(roofline::on_chip_capacity_bytes(roofline::chip("mi300x")) == 0);
+  CHECK(roofline::second_pass_bytes(tr, roofline::chip("mi300x")) == 0);
+  // Inference (cuDNN's bn_fw_inf kernel, or training False recorded) normalises
+  // with the running statistics in one pass; so does a training flag the trace
+  // does not record behind a kernel that does not say.
+  CHECK(memory(roofline::cost_from_input_dims(aten("aten::cudnn_batch_norm", dims, ""), "cudnn::bn_fw_inf_1C11_kernel_NCHW"))
+            .reread_bytes == 0);
+  CHECK(memory(roofline::cost_from_input_dims(aten("aten::native_batch_norm", dims, "",
+                                                   R"(["","","","","","False","0.1","1e-05"])"),
+                                              "k"))
+            .reread_bytes == 0);
+  CHECK(memory(roofline::cost_from_input_dims(aten("aten::native_batch_norm", dims, "",
+                                                   R"(["","","","","","True","0.1","1e-05"])"),
+                                              "k"))
+            .reread_bytes == x);
+  CHECK(memory(roofline::cost_from_input_dims(aten("aten::cudnn_batch_norm", dims, ""), "k")).reread_bytes == 0);
+  // Backward: the input and the gradient, both needed whole for the two
+  // reductions before any gradient is written.
+  const ElementwiseModel back = memory(roofline::cost_from_input_dims(
+      aten("aten::cudnn_batch_norm_backward", "[[32,256,56,56],[32,256,56,56],[256],[256],[256],[256],[256],[],[0]]",
+           ""),
+      "k"));
+  CHECK(back.reread_bytes == 2 * x);
+  // A layer norm reduces over a row, which one kernel holds: one pass.
+  CHECK(memory(roofline::cost_from_input_dims(aten("aten::native_layer_norm", "[[64,4096,1024],[],[1024],[1024],[]]",
+                                                   ""),
+                                              "k"))
+            .reread_bytes == 0);
+}
+
 TEST_CASE("attention: is_causal from Concrete Inputs halves the scores; unknown masking says so") {
   // _flash_attention_forward(q, k, v, ..., dropout_p, is_causal at 8, ...),
   // the H100 Qwen trace: B=16, T=S=559, H=16, D=64.

@@ -94,7 +94,7 @@ def test_calibrate_errors(tmp_path, repo):
     with pytest.raises(ValueError, match="bad.json"):
         roofline.calibrate(bad)
     bad_cal = tmp_path / "cal.json"
-    bad_cal.write_text('{"format": "roofline-calibration", "version": 1, "chips": [{"chip": 3}]}')
+    bad_cal.write_text('{"format": "roofline-calibration", "version": 2, "chips": [{"chip": 3}]}')
     with pytest.raises(ValueError, match="cal.json"):
         roofline.read_calibration(bad_cal)
     # A CPU trace names no chip we know: the advice is in Python's words.

@@ -54,6 +54,7 @@ struct EmbeddedChip {
   double pcie_bytes_per_s = 0;
   int chips_per_host = 1;
   int cores_per_chip = 1;
+  int compute_units = 0;
   std::span<const std::string_view> device_names;
   std::span<const EmbeddedSource> sources;
 };
@@ -92,6 +93,7 @@ inline Chip make_chip(const EmbeddedChip& e) {
   c.pcie_bytes_per_s = e.pcie_bytes_per_s;
   c.chips_per_host = e.chips_per_host;
   c.cores_per_chip = e.cores_per_chip;
+  c.compute_units = e.compute_units;
   for (std::string_view n : e.device_names) c.device_names.emplace_back(n);
   for (const EmbeddedSource& s : e.sources) {
     SpecSource src;

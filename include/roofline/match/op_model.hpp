@@ -12,6 +12,7 @@
 // HloModel, which points into an HloModule that must outlive it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <variant>
@@ -145,7 +146,19 @@ struct ElementwiseModel {
   double read_bytes = 0;
   double written_bytes = 0;
   DType dtype = DType::kF32;
+  // Bytes the op must read a second time unless they stay on chip between
+  // two passes: a training batch norm needs its statistics, a reduction over
+  // the whole input, before it can write any output. predict() charges
+  // what does not fit, reread_bytes - on_chip_capacity_bytes(chip), and
+  // nothing on a chip whose capacity is not known.
+  double reread_bytes = 0;
 };
+
+// The bytes of `m` read again on `chip` (ElementwiseModel::reread_bytes).
+inline double second_pass_bytes(const ElementwiseModel& m, const Chip& chip) {
+  const double capacity = on_chip_capacity_bytes(chip);
+  return capacity > 0 ? std::max(0.0, m.reread_bytes - capacity) : 0;
+}
 
 // One collective over one group of devices, taken as one ring (or switch
 // domain) of the chip's interconnect: which mesh axes a group spans is not
@@ -202,7 +215,9 @@ inline Prediction predict(const AttentionModel& m, const Chip& chip) {
 Prediction predict(const ConvolutionModel& m, const Chip& chip);
 
 inline Prediction predict(const ElementwiseModel& m, const Chip& chip) {
-  return predict(CostedOp{.flops = m.flops, .hbm_bytes = m.read_bytes + m.written_bytes, .dtype = m.dtype},
+  return predict(CostedOp{.flops = m.flops,
+                          .hbm_bytes = m.read_bytes + m.written_bytes + second_pass_bytes(m, chip),
+                          .dtype = m.dtype},
                  chip);
 }
 
