@@ -11,9 +11,9 @@
 //      convergence the residual is (measured - E) / E = measured / E - 1,
 //      the relative error the fidelity benchmark reports;
 // from two starts (the built-in curve, and the bare roofline), keeping the
-// parameters with the smallest median + 90th percentile of |error| on the
-// class's samples (the starts themselves included, so a fit is never worse on
-// its own data than the curve it started from).
+// parameters with the smallest median |error| on the class's samples (then
+// the smallest 90th percentile; the starts themselves included, so a fit is
+// never worse on its own data than the curve it started from).
 #include "roofline/calibrate/fit.hpp"
 
 #include <algorithm>
@@ -21,6 +21,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include <Eigen/Dense>
 
@@ -80,11 +81,19 @@ double tukey_weight(double u) {
   return std::abs(z) >= 1 ? 0 : (1 - z * z) * (1 - z * z);
 }
 
-// The (median + p90) of |measured / expected - 1|: how a candidate is judged.
-double score(const ClassProblem& c, const Params& p) {
+// How a candidate is judged: the median of |measured / expected - 1|, then
+// its 90th percentile. The median, as the robust estimator it picks among:
+// Tukey's weights already leave the ops far off the curve out, and a score
+// that also summed the tail let them back in. On the V100 trace the tail is
+// batch norms, reductions and pooling at 1.3 to 5 times what streaming
+// kernels reach; to shrink it a fold's fit lowered the memory efficiency
+// from 0.88 to about 0.65, and every large element-wise op was then
+// expected 1.4 times slower than it ran (cross-validated median 25.1%, 15.7%
+// judged by the median; docs/fidelity.md).
+std::pair<double, double> score(const ClassProblem& c, const Params& p) {
   std::vector<double> e;
   for (std::size_t i = 0; i < c.samples.size(); ++i) e.push_back(abs_error(c.samples[i]->measured_s, c.model(p, i)));
-  return quantile(e, 0.5) + quantile(e, 0.9);
+  return {quantile(e, 0.5), quantile(e, 0.9)};
 }
 
 // min |A x - b|^2 with lo <= x <= hi: least squares over the free columns,
@@ -194,7 +203,7 @@ Params irls(const ClassProblem& c, const std::vector<int>& assigned, Params p, i
 
 Params fit_from(const ClassProblem& c, Params start, int min_samples) {
   Params best = start;
-  double best_score = score(c, start);
+  std::pair<double, double> best_score = score(c, start);
   std::vector<int> assigned(c.samples.size(), -1);
   Params p = start;
   for (int outer = 0; outer < kOuterIterations; ++outer) {
@@ -203,7 +212,7 @@ Params fit_from(const ClassProblem& c, Params start, int min_samples) {
     if (next == assigned) break;
     assigned = std::move(next);
     p = irls(c, assigned, p, min_samples);
-    const double s = score(c, p);
+    const std::pair<double, double> s = score(c, p);
     if (s < best_score) best_score = s, best = p;
   }
   return best;
