@@ -33,6 +33,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "roofline/chip.hpp"
 #include "roofline/predict.hpp"
@@ -76,6 +77,37 @@ struct FitQuality {
   double p90_abs_error = 0;
 };
 
+// The family of a kernel or op name: the name without "void ", its
+// template and call arguments, an "(anonymous namespace)::" and a numeric
+// suffix. Kernels of one implementation share it whatever their sizes and
+// types: "void at::native::reduce_kernel<512, 1, ...>(...)" is
+// "at::native::reduce_kernel", "Memcpy DtoD (Device -> Device)" is "Memcpy
+// DtoD", "fusion.12" is "fusion", "volta_sgemm_128x64_nt" itself.
+inline std::string kernel_family(std::string_view name) {
+  std::string s(name.starts_with("void ") ? name.substr(5) : name);
+  for (std::size_t at; (at = s.find("(anonymous namespace)::")) != std::string::npos;) s.erase(at, 23);
+  s.resize(std::min(s.find_first_of("<("), s.size()));
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  const std::size_t dot = s.find_last_of('.');
+  if (dot != std::string::npos && dot + 1 < s.size() &&
+      s.find_first_not_of("0123456789", dot + 1) == std::string::npos)
+    s.resize(dot);
+  return s;
+}
+
+// A kernel family's own curve, where a fit found its ops off their class's
+// curve together (roofline calibrate: FitOptions::min_family_samples ops
+// or more): one implementation's kernels share a launch cost and a way of
+// moving bytes that the class's other kernels do not (cuDNN's batch norms,
+// PyTorch's reductions and its dtype-converting copies, an A100's device
+// copies).
+struct FamilyCurve {
+  CostClass cost_class = CostClass::kMemory;
+  std::string family;  // kernel_family() of the ops' names
+  ClassCurve curve;
+  FitQuality quality;  // on the family's own samples
+};
+
 struct ChipCalibration {
   std::string chip;    // our chip name ("h100-sxm")
   std::string origin;  // "built-in: published measurements" or "fit to N ops of M traces"
@@ -84,10 +116,18 @@ struct ChipCalibration {
   // Prediction::peak.used); 0 where unknown, then classes[kMatmul]'s
   // math_efficiency applies.
   std::array<double, kPeakClassCount> matmul_math_efficiency{};
+  std::vector<FamilyCurve> families;  // a built-in calibration has none
   FitQuality quality;
 
   const ClassCurve& curve(CostClass c) const { return classes[static_cast<int>(c)]; }
   ClassCurve& curve(CostClass c) { return classes[static_cast<int>(c)]; }
+  // The family's own curve in class c, or nullptr.
+  const FamilyCurve* family_curve(CostClass c, std::string_view family) const {
+    if (family.empty()) return nullptr;
+    for (const FamilyCurve& f : families)
+      if (f.cost_class == c && f.family == family) return &f;
+    return nullptr;
+  }
   double math_efficiency(CostClass c, PeakClass used) const {
     const double per_peak = matmul_math_efficiency[static_cast<int>(used)];
     return c == CostClass::kMatmul && per_peak > 0 ? per_peak : curve(c).math_efficiency;
@@ -98,12 +138,15 @@ struct ChipCalibration {
 // is `p`. An invalid prediction gives NaN; an op with no work at all (all
 // three terms zero: a loop's own row, an async start) is expected to take
 // no time, since it launches nothing we cost.
-inline double expected_s(const Prediction& p, CostClass c, const ChipCalibration& cal) {
+// `family` (kernel_family() of the op's name; empty: none known) picks the
+// family's own curve where the calibration has one, else the class's.
+inline double expected_s(const Prediction& p, CostClass c, const ChipCalibration& cal, std::string_view family = {}) {
   if (!p.valid()) return std::numeric_limits<double>::quiet_NaN();
   if (p.t_math_s <= 0 && p.t_hbm_s <= 0 && p.t_ici_s <= 0) return 0;
-  const ClassCurve& k = cal.curve(c);
+  const FamilyCurve* own = cal.family_curve(c, family);
+  const ClassCurve& k = own ? own->curve : cal.curve(c);
   const auto stretch = [](double t, double efficiency) { return efficiency > 0 ? t / efficiency : t; };
-  return k.floor_s + std::max({stretch(p.t_math_s, cal.math_efficiency(c, p.peak.used)),
+  return k.floor_s + std::max({stretch(p.t_math_s, own ? k.math_efficiency : cal.math_efficiency(c, p.peak.used)),
                                stretch(std::max(p.t_hbm_s, p.t_hbm_cold_s), k.memory_efficiency),
                                stretch(p.t_ici_s, k.link_efficiency)});
 }

@@ -220,6 +220,59 @@ Params fit_from(const ClassProblem& c, Params start, int min_samples) {
 
 std::string fmt(double v) { return detail::cat(std::round(v * 100) / 100); }
 
+// Per class, each kernel family with FitOptions::min_family_samples ops or
+// more (and other ops beside it) fitted on its own, from the class's curve
+// and from the bare roofline; kept where it beats the class's curve on the
+// family's ops by kFamilyGain of median |error| and its 90th percentile is
+// no worse.
+void fit_families(CalibrationFit& out, const FitOptions& options) {
+  std::map<std::pair<int, std::string>, std::vector<const CalibrationSample*>> groups;
+  std::array<std::size_t, kCostClassCount> per_class{};
+  for (const CalibrationSample& s : out.samples) {
+    groups[{static_cast<int>(s.cost_class), s.family}].push_back(&s);
+    ++per_class[static_cast<std::size_t>(s.cost_class)];
+  }
+  for (const auto& [key, members] : groups) {
+    const auto cls = static_cast<CostClass>(key.first);
+    if (key.second.empty() || static_cast<int>(members.size()) < options.min_family_samples ||
+        members.size() == per_class[static_cast<std::size_t>(key.first)])
+      continue;
+    ClassProblem c;
+    c.samples = members;
+    c.math_index.assign(members.size(), 0);
+    // The class's curve (a matmul's efficiency of the unit its first op ran on).
+    const ClassCurve& k = out.calibration.curve(cls);
+    Params from_class{.floor_s = k.floor_s, .inv = std::vector<double>(static_cast<std::size_t>(c.params()), 1)};
+    from_class.inv[0] = 1 / out.calibration.math_efficiency(cls, members.front()->peak_used);
+    from_class.inv[static_cast<std::size_t>(c.mem_index())] = 1 / k.memory_efficiency;
+    from_class.inv[static_cast<std::size_t>(c.link_index())] = 1 / k.link_efficiency;
+    c.reference = from_class;
+    const Params bare{.floor_s = 0, .inv = std::vector<double>(static_cast<std::size_t>(c.params()), 1)};
+    const Params a = fit_from(c, from_class, options.min_samples);
+    const Params b = fit_from(c, bare, options.min_samples);
+    const Params& p = score(c, b) < score(c, a) ? b : a;
+    std::vector<CalibrationSample> own;
+    for (const CalibrationSample* s : members) own.push_back(*s);
+    const FitQuality before = fit_quality(out.calibration, own);
+    FamilyCurve f{.cost_class = cls, .family = key.second, .curve = {}, .quality = {}};
+    f.curve = {.floor_s = p.floor_s,
+               .math_efficiency = 1 / p.inv[0],
+               .memory_efficiency = 1 / p.inv[static_cast<std::size_t>(c.mem_index())],
+               .link_efficiency = 1 / p.inv[static_cast<std::size_t>(c.link_index())]};
+    ChipCalibration with = out.calibration;
+    with.families.push_back(f);
+    f.quality = fit_quality(with, own);
+    // Kept where it helps the family's typical op and costs its tail nothing.
+    if (f.quality.median_abs_error > before.median_abs_error - kFamilyGain ||
+        f.quality.p90_abs_error > before.p90_abs_error)
+      continue;
+    out.notes.push_back(detail::cat(cost_class_name(cls), " / ", key.second, ": its own curve (", members.size(),
+                                    " ops; median |error| ", fmt(100 * before.median_abs_error), "% on the class's, ",
+                                    fmt(100 * f.quality.median_abs_error), "% on its own)"));
+    out.calibration.families.push_back(std::move(f));
+  }
+}
+
 }  // namespace
 
 std::string_view curve_origin_name(CurveOrigin o) { return o == CurveOrigin::kFitted ? "fit" : "built-in"; }
@@ -237,6 +290,9 @@ void fill_from_same_die(CalibrationFit& own, const CalibrationFit& other) {
           own.calibration.matmul_math_efficiency[static_cast<int>(s.peak_used)] =
               other.calibration.matmul_math_efficiency[static_cast<int>(s.peak_used)];
     own.classes[i] = other.classes[i];
+    // Its kernel families' curves go with the class's.
+    for (const FamilyCurve& f : other.calibration.families)
+      if (f.cost_class == c) own.calibration.families.push_back(f);
     own.notes.push_back(detail::cat(cost_class_name(c), ": ", other.calibration.chip, "'s fit (the same die; ",
                                     other.classes[i].quality.samples, " samples)"));
   }
@@ -342,6 +398,7 @@ CalibrationFit fit_calibration(const Chip& chip, std::vector<CalibrationSample> 
     beaten("memory", curve.memory_efficiency);
     beaten("link", curve.link_efficiency);
   }
+  fit_families(out, options);
   // A file that fitted nothing must not be labelled a fit: every class kept
   // the built-in curve, so the figures are the built-in ones.
   if (std::none_of(out.classes.begin(), out.classes.end(),

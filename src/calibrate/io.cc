@@ -44,6 +44,15 @@ Json entry_json(const CalibrationFit& f) {
   for (int i = 0; i < kPeakClassCount; ++i)
     if (c.matmul_math_efficiency[static_cast<std::size_t>(i)] > 0)
       per_peak[peak_class_name(static_cast<PeakClass>(i))] = c.matmul_math_efficiency[static_cast<std::size_t>(i)];
+  Json families = Json::array();
+  for (const FamilyCurve& fc : c.families)
+    families.push_back(Json::object({{"class", cost_class_name(fc.cost_class)},
+                                     {"family", fc.family},
+                                     {"floor_s", fc.curve.floor_s},
+                                     {"math_efficiency", fc.curve.math_efficiency},
+                                     {"memory_efficiency", fc.curve.memory_efficiency},
+                                     {"link_efficiency", fc.curve.link_efficiency},
+                                     {"quality", quality_json(fc.quality)}}));
   Json samples = Json::array();
   for (const CalibrationSample& s : f.samples)
     samples.push_back(Json::object({{"trace", s.trace},
@@ -60,6 +69,7 @@ Json entry_json(const CalibrationFit& f) {
                        {"origin", c.origin},
                        {"classes", classes},
                        {"matmul_math_efficiency", per_peak},
+                       {"families", families},
                        {"quality", quality_json(c.quality)},
                        {"notes", Json(f.notes)},
                        {"samples", samples}});
@@ -130,6 +140,7 @@ absl::StatusOr<CalibrationSample> read_sample(const Reader& r, const json& j, co
   CalibrationSample s{.chip = chip};
   ROOFLINE_ASSIGN_OR_RETURN(s.trace, r.string(j["trace"], p + "/trace"));
   ROOFLINE_ASSIGN_OR_RETURN(s.op, r.string(j["op"], p + "/op"));
+  s.family = kernel_family(s.op);
   ROOFLINE_ASSIGN_OR_RETURN(s.cost_class, r.cost_class(j["class"], p + "/class"));
   ROOFLINE_ASSIGN_OR_RETURN(std::string peak, r.string(j["peak"], p + "/peak"));
   ROOFLINE_ASSIGN_OR_RETURN(s.peak_used, r.peak(peak, p + "/peak"));
@@ -143,7 +154,8 @@ absl::StatusOr<CalibrationSample> read_sample(const Reader& r, const json& j, co
 }
 
 absl::StatusOr<CalibrationFit> read_entry(const Reader& r, const json& j, const std::string& p) {
-  ROOFLINE_RETURN_IF_ERROR(r.object(j, p, {"chip", "origin", "classes", "matmul_math_efficiency", "quality", "notes", "samples"}));
+  ROOFLINE_RETURN_IF_ERROR(
+      r.object(j, p, {"chip", "origin", "classes", "matmul_math_efficiency", "families", "quality", "notes", "samples"}));
   CalibrationFit f;
   ChipCalibration& c = f.calibration;
   ROOFLINE_ASSIGN_OR_RETURN(c.chip, r.string(j["chip"], p + "/chip"));
@@ -174,6 +186,26 @@ absl::StatusOr<CalibrationFit> read_entry(const Reader& r, const json& j, const 
     const std::string q = p + "/matmul_math_efficiency/" + it.key();
     ROOFLINE_ASSIGN_OR_RETURN(PeakClass peak, r.peak(it.key(), q));
     ROOFLINE_ASSIGN_OR_RETURN(c.matmul_math_efficiency[static_cast<std::size_t>(peak)], r.positive(it.value(), q));
+  }
+  const json& families = j["families"];
+  if (!families.is_array()) return r.error(p + "/families", "expected an array");
+  for (std::size_t i = 0; i < families.size(); ++i) {
+    const std::string q = detail::cat(p, "/families/", i);
+    const json& k = families[i];
+    ROOFLINE_RETURN_IF_ERROR(r.object(k, q, {"class", "family", "floor_s", "math_efficiency", "memory_efficiency",
+                                             "link_efficiency", "quality"}));
+    FamilyCurve f;
+    ROOFLINE_ASSIGN_OR_RETURN(f.cost_class, r.cost_class(k["class"], q + "/class"));
+    ROOFLINE_ASSIGN_OR_RETURN(f.family, r.string(k["family"], q + "/family"));
+    if (f.family.empty()) return r.error(q + "/family", "expected a kernel family");
+    if (c.family_curve(f.cost_class, f.family) != nullptr)
+      return r.error(q + "/family", detail::cat("a second curve for ", f.family));
+    ROOFLINE_ASSIGN_OR_RETURN(f.curve.floor_s, r.non_negative(k["floor_s"], q + "/floor_s"));
+    ROOFLINE_ASSIGN_OR_RETURN(f.curve.math_efficiency, r.positive(k["math_efficiency"], q + "/math_efficiency"));
+    ROOFLINE_ASSIGN_OR_RETURN(f.curve.memory_efficiency, r.positive(k["memory_efficiency"], q + "/memory_efficiency"));
+    ROOFLINE_ASSIGN_OR_RETURN(f.curve.link_efficiency, r.positive(k["link_efficiency"], q + "/link_efficiency"));
+    ROOFLINE_ASSIGN_OR_RETURN(f.quality, r.quality(k["quality"], q + "/quality"));
+    c.families.push_back(std::move(f));
   }
   ROOFLINE_ASSIGN_OR_RETURN(c.quality, r.quality(j["quality"], p + "/quality"));
   const json& notes = j["notes"];

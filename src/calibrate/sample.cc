@@ -19,6 +19,7 @@ std::vector<CalibrationSample> calibration_samples(const Report& report, std::st
     const double n = static_cast<double>(o.count);
     out.push_back(CalibrationSample{.trace = std::string(trace),
                                     .op = o.name,
+                                    .family = kernel_family(o.name),
                                     .chip = report.chip,
                                     .cost_class = o.cost_class,
                                     .peak_used = o.peak_used,
@@ -46,7 +47,7 @@ double expected_s(const CalibrationSample& s, const ChipCalibration& calibration
   p.t_ici_s = s.t_link_s;
   settle_bounds(p);
   p.peak.used = p.peak.wanted = s.peak_used;
-  return expected_s(p, s.cost_class, calibration);
+  return expected_s(p, s.cost_class, calibration, s.family);
 }
 
 double abs_error(double measured_s, double expected_s) {

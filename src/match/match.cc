@@ -149,10 +149,12 @@ absl::StatusOr<Match> match(const Trace& trace, MeasuredTrace measured, const Re
     if (op.cost.model) {
       op.cost_class = cost_class(*op.cost.model);
       op.prediction = predict(*op.cost.model, *m.chip.chip);
-      op.expected_s = expected_s(*op.prediction, op.cost_class, m.calibration);
+      // A fitted calibration may time the kernel's family on its own curve.
+      const std::string family = kernel_family(trace.ops[op.group.op].name);
+      op.expected_s = expected_s(*op.prediction, op.cost_class, m.calibration, family);
       if (m.target_chip) {
         op.target_prediction = predict(*op.cost.model, *m.target_chip);
-        op.target_expected_s = expected_s(*op.target_prediction, op.cost_class, *m.target_calibration);
+        op.target_expected_s = expected_s(*op.target_prediction, op.cost_class, *m.target_calibration, family);
       }
     }
   for (const std::string& n : m.modules.notes()) m.notes.push_back(n);

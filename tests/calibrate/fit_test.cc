@@ -180,6 +180,68 @@ TEST_CASE("fit: no samples, or another chip's, give the built-in calibration") {
   CHECK(mentions(f.notes, "40 samples of other chips"));
 }
 
+TEST_CASE("kernel_family: a kernel's name without its arguments, a numeric suffix or \"void \"") {
+  CHECK(roofline::kernel_family("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float>>(at::native::"
+                                "ReduceOp<float>)") == "at::native::reduce_kernel");
+  CHECK(roofline::kernel_family("void (anonymous namespace)::softmax_warp_forward<float, float, float, 10>(float*)") ==
+        "softmax_warp_forward");
+  CHECK(roofline::kernel_family("Memcpy DtoD (Device -> Device)") == "Memcpy DtoD");
+  CHECK(roofline::kernel_family("fusion.12") == "fusion");
+  CHECK(roofline::kernel_family("loop_convert_fusion") == "loop_convert_fusion");
+  CHECK(roofline::kernel_family("gemm.out0") == "gemm.out0");  // not a number: part of the name
+  CHECK(roofline::kernel_family("volta_sgemm_128x64_nt") == "volta_sgemm_128x64_nt");
+  CHECK(roofline::kernel_family("") == "");
+}
+
+// A class whose ops are mostly streaming kernels on one curve and a family
+// of multi-pass kernels on another (a cuDNN batch norm's: slower per byte,
+// a longer launch).
+std::vector<CalibrationSample> two_families(int multi_pass) {
+  std::vector<CalibrationSample> s;
+  double t = 1e-6;
+  for (int i = 0; i < 20; ++i, t *= 1.4)
+    s.push_back(model_sample("a", "vec." + std::to_string(i), CostClass::kMemory, PeakClass::kFp32, 0, t, 2e-6, 1, 0.9));
+  t = 3e-6;
+  for (int i = 0; i < multi_pass; ++i, t *= 1.7)
+    s.push_back(model_sample("a", "bn." + std::to_string(i), CostClass::kMemory, PeakClass::kFp32, 0, t, 5e-6, 1, 0.45));
+  return s;
+}
+
+TEST_CASE("fit: a kernel family off its class's curve gets its own, named in the notes") {
+  const CalibrationFit f = fit_calibration(chip("h100-sxm"), two_families(8));
+  CHECK(f.calibration.curve(CostClass::kMemory).memory_efficiency == Approx(0.9).epsilon(1e-3));
+  REQUIRE(f.calibration.families.size() == 1);
+  const roofline::FamilyCurve& bn = f.calibration.families[0];
+  CHECK(bn.family == "bn");
+  CHECK(bn.cost_class == CostClass::kMemory);
+  CHECK(bn.curve.memory_efficiency == Approx(0.45).epsilon(1e-3));
+  CHECK(bn.curve.floor_s == Approx(5e-6).epsilon(1e-3));
+  CHECK(bn.quality.samples == 8);
+  CHECK(bn.quality.median_abs_error < 1e-3);
+  CHECK(mentions(f.notes, "memory / bn: its own curve (8 ops;"));
+  // Its ops are expected on its curve, the others on the class's.
+  for (const CalibrationSample& s : f.samples) CHECK(roofline::expected_s(s, f.calibration) == Approx(s.measured_s));
+  CHECK(f.calibration.quality.median_abs_error < 1e-3);
+  // Without a family, expected_s() of the same prediction takes the class's.
+  roofline::Prediction p;
+  p.t_hbm_s = p.t_hbm_cold_s = 1e-3;
+  roofline::settle_bounds(p);
+  CHECK(roofline::expected_s(p, CostClass::kMemory, f.calibration, "bn") == Approx(5e-6 + 1e-3 / 0.45).epsilon(1e-3));
+  CHECK(roofline::expected_s(p, CostClass::kMemory, f.calibration) ==
+        Approx(2e-6 + 1e-3 / 0.9).epsilon(1e-3));
+  CHECK(roofline::expected_s(p, CostClass::kMatmul, f.calibration, "bn") ==
+        roofline::expected_s(p, CostClass::kMatmul, f.calibration));  // a family is per class
+}
+
+TEST_CASE("fit: a family of fewer than min_family_samples ops, or the whole class, stays on the class's curve") {
+  CHECK(fit_calibration(chip("h100-sxm"), two_families(4)).calibration.families.empty());
+  std::vector<CalibrationSample> only_bn = two_families(8);
+  std::erase_if(only_bn, [](const CalibrationSample& s) { return s.family == "vec"; });
+  const CalibrationFit f = fit_calibration(chip("h100-sxm"), only_bn);
+  CHECK(f.calibration.families.empty());
+  CHECK(f.calibration.curve(CostClass::kMemory).memory_efficiency == Approx(0.45).epsilon(1e-3));
+}
+
 TEST_CASE("quantile: linear between the nearest ranks") {
   CHECK(quantile({}, 0.5) == 0);
   CHECK(quantile({3, 1, 2}, 0.5) == 2);

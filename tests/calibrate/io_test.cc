@@ -1,11 +1,15 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "roofline/calibrate/io.hpp"
 #include "roofline/core.hpp"
+#include "roofline/detail/cat.hpp"
 #include "tests/calibrate/synthetic.hpp"
 
 namespace roofline {
@@ -18,6 +22,11 @@ CalibrationFile two_chips() {
   std::vector<CalibrationSample> s = testing::known_curve_samples();
   for (CalibrationSample& c : s)
     if (c.cost_class == CostClass::kMemory) c.t_mem_s = c.t_mem_cold_s / 4;
+  // And a kernel family off the memory curve, which gets its own.
+  double t = 3e-6;
+  for (int i = 0; i < 8; ++i, t *= 1.7)
+    s.push_back(testing::model_sample("synthetic", "bn." + std::to_string(i), CostClass::kMemory, PeakClass::kFp32, 0,
+                                      t, 5e-6, 1, 0.45));
   f.chips.push_back(fit_calibration(chip("h100-sxm"), s));
   f.chips.push_back(fit_calibration(chip("tpu-v6e"), {}));
   return f;
@@ -94,6 +103,16 @@ TEST_CASE("calibration file: round trip") {
       CHECK(x.classes[k].quality.p90_abs_error == y.classes[k].quality.p90_abs_error);
     }
     CHECK(x.calibration.matmul_math_efficiency == y.calibration.matmul_math_efficiency);
+    REQUIRE(x.calibration.families.size() == y.calibration.families.size());
+    for (std::size_t k = 0; k < x.calibration.families.size(); ++k) {
+      const roofline::FamilyCurve& fx = x.calibration.families[k];
+      const roofline::FamilyCurve& fy = y.calibration.families[k];
+      CHECK(fx.cost_class == fy.cost_class);
+      CHECK(fx.family == fy.family);
+      CHECK(fx.curve.floor_s == fy.curve.floor_s);
+      CHECK(fx.curve.memory_efficiency == fy.curve.memory_efficiency);
+      CHECK(fx.quality.median_abs_error == fy.quality.median_abs_error);
+    }
     CHECK(x.calibration.quality.median_abs_error == y.calibration.quality.median_abs_error);
     CHECK(x.notes == y.notes);
     REQUIRE(x.samples.size() == y.samples.size());
@@ -111,6 +130,11 @@ TEST_CASE("calibration file: round trip") {
   // Written again, the same bytes.
   CHECK(calibration_to_json(*b) == text);
   REQUIRE(b->find("h100-sxm") != nullptr);
+  REQUIRE(b->find("h100-sxm")->family_curve(CostClass::kMemory, "bn") != nullptr);  // the samples' family survives too
+  const auto bn = std::find_if(b->chips[0].samples.begin(), b->chips[0].samples.end(),
+                               [](const CalibrationSample& s) { return s.op == "bn.0"; });
+  REQUIRE(bn != b->chips[0].samples.end());
+  CHECK(bn->family == "bn");
   CHECK(b->find("h100-sxm")->curve(CostClass::kMatmul).floor_s == Approx(3e-6));
   CHECK(b->find("mi300x") == nullptr);
 }
@@ -136,7 +160,20 @@ TEST_CASE("calibration file: errors name the file and the place") {
   CHECK(error_of(edited("\"memory_efficiency\": ", "\"memory_efficiency\": -")) ==
         "cal.json: /chips/0/classes/collective/memory_efficiency: expected a number above 0");
   CHECK(error_of(edited("\"class\": \"matmul\"", "\"class\": \"gemm\"")) ==
-        "cal.json: /chips/0/samples/17/class: expected one of matmul, memory, collective, host link");
+        "cal.json: /chips/0/samples/25/class: expected one of matmul, memory, collective, host link");
+  {
+    // A family without a name, and a family's curve twice.
+    nlohmann::json j = nlohmann::json::parse(calibration_to_json(two_chips()));
+    nlohmann::json& families = j["chips"][0]["families"];
+    REQUIRE(families.size() >= 1);
+    nlohmann::json unnamed = j;
+    unnamed["chips"][0]["families"][0]["family"] = "";
+    CHECK(error_of(unnamed.dump()) == "cal.json: /chips/0/families/0/family: expected a kernel family");
+    const std::string name = families[0]["family"];
+    families.push_back(families[0]);
+    CHECK(error_of(j.dump()) ==
+          detail::cat("cal.json: /chips/0/families/", families.size() - 1, "/family: a second curve for ", name));
+  }
   CHECK(error_of(edited("\"origin\": \"fit\"", "\"origin\": \"fit\", \"extra\": 1")).find("/extra: unknown field") !=
         std::string::npos);
   CHECK(error_of(edited("\"chip\": \"tpu-v6e\"", "\"chip\": \"h100-sxm\"")) ==

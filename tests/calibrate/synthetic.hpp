@@ -14,7 +14,7 @@ inline CalibrationSample model_sample(const std::string& trace, const std::strin
                                       double t_math_s, double t_mem_s, double floor_s, double e_math, double e_mem,
                                       double outlier = 1) {
   const double t = floor_s + std::max(t_math_s / e_math, t_mem_s / e_mem);
-  return CalibrationSample{.trace = trace, .op = op, .chip = "h100-sxm", .cost_class = c, .peak_used = peak,
+  return CalibrationSample{.trace = trace, .op = op, .family = kernel_family(op), .chip = "h100-sxm", .cost_class = c, .peak_used = peak,
                            .t_math_s = t_math_s, .t_mem_s = t_mem_s, .t_link_s = 0, .t_mem_cold_s = t_mem_s,
                            .measured_s = t * outlier,
                            .count = 3};

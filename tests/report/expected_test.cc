@@ -264,6 +264,37 @@ TEST_CASE("expected: a report times each op through its class's curve of the cal
   CHECK(j["summary"]["expected_s"].get<double>() == Approx(total));
 }
 
+TEST_CASE("expected: a kernel is timed on its family's curve where the calibration has one") {
+  auto trace = kineto_small();
+  REQUIRE(trace.ok());
+  const roofline::Chip& h100 = roofline::chip("h100-sxm");
+  ChipCalibration cal = roofline::default_calibration(h100);
+  for (roofline::ClassCurve& k : cal.classes) k = {.floor_s = 2e-6, .math_efficiency = 0.8, .memory_efficiency = 0.5,
+                                                    .link_efficiency = 0.25};
+  const std::string family = "at::native::vectorized_elementwise_kernel";
+  cal.families.push_back({.cost_class = CostClass::kMemory,
+                          .family = family,
+                          .curve = {.floor_s = 7e-6, .math_efficiency = 1, .memory_efficiency = 0.2, .link_efficiency = 1},
+                          .quality = {}});
+  roofline::ReportOptions o;
+  o.calibration = &cal;
+  auto r = roofline::make_report(*trace, o);
+  REQUIRE(r.ok());
+  int on_family = 0;
+  for (const OpReport& op : r->ops) {
+    if (!op.predicted || op.host_bytes > 0) continue;
+    INFO(op.name);
+    if (roofline::kernel_family(op.name) != family || op.cost_class != CostClass::kMemory) {
+      CHECK(op.expected_s == Approx(expected_total(op, cal)));
+      continue;
+    }
+    ++on_family;
+    const double t_mem_s = op.hbm_bytes / h100.hbm_bytes_per_s;
+    CHECK(op.expected_s == Approx(static_cast<double>(op.count) * 7e-6 + t_mem_s / 0.2));
+  }
+  CHECK(on_family > 0);
+}
+
 TEST_CASE("expected: without a calibration the report uses the chip's built-in one, the what-if chip's too") {
   auto trace = kineto_small();
   REQUIRE(trace.ok());

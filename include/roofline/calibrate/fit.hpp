@@ -36,7 +36,16 @@ struct FitOptions {
   // Fewer samples than this in a class (or assigned to one term of it, or of
   // one peak class) keep the built-in value for that class (or parameter).
   int min_samples = 3;
+  // A kernel family (kernel_family) with this many ops or more, beside other
+  // ops of its class, is fitted on its own; its curve is kept where it cuts
+  // the family's median |error| against the class's curve by at least
+  // kFamilyGain and leaves its 90th percentile no worse.
+  int min_family_samples = 5;
 };
+
+// 2 points of median |error|: a smaller gain is within what refitting the
+// same ops from another start moves (and the 1 us timers of many traces).
+inline constexpr double kFamilyGain = 0.02;
 
 // Where one class's curve came from.
 enum class CurveOrigin : unsigned char { kBuiltIn, kFitted };

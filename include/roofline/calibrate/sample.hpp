@@ -21,6 +21,7 @@ namespace roofline {
 struct CalibrationSample {
   std::string trace = {};  // the trace it was measured in, as given
   std::string op = {};     // OpReport::name
+  std::string family = {}; // kernel_family(op): which family curve may time it
   std::string chip = {};   // Report::chip
   CostClass cost_class = CostClass::kMemory;
   PeakClass peak_used = PeakClass::kBf16;
