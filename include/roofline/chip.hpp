@@ -269,8 +269,9 @@ inline std::string_view memory_tier_name(int tier, const Chip& chip) {
 // per-CU ones (shared memory and L1, tensor memory, the register file) times
 // Chip::compute_units. 0 where it cannot be totalled: a TPU (XLA's fusions
 // are costed from HLO, not here), or a spec without its SM count or its
-// register file, since a total without them would be too small and a bound
-// built on it (ElementwiseModel::reread_bytes) might not hold.
+// register file, since a total without them would be too small and the
+// second pass it decides (ElementwiseModel::reread_bytes) charged where the
+// chip holds the data.
 inline double on_chip_capacity_bytes(const Chip& chip) {
   if (chip.kind != ChipKind::kGpu || chip.compute_units <= 0) return 0;
   double total = 0;

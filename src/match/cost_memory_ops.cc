@@ -187,14 +187,16 @@ std::optional<CostSource> gather_op(const std::string& op, const Inputs& in, DTy
   return std::nullopt;
 }
 
-// Whether a batch norm uses the batch's statistics (training), which it must
-// reduce over the whole input before it writes any output. A forward says so
-// in its `training` argument (the 6th of every batch-norm op) where the
-// trace records Concrete Inputs, or in its kernels' names: cuDNN's training
-// forward (bn_fw_tr_*), PyTorch's own statistics kernel
+// Whether a batch norm uses the batch's statistics (training), which it
+// reduces per channel before it writes that channel's output. A forward says
+// so in its `training` argument (the 6th of these ops; the no_stats overload
+// of _native_batch_norm_legit has it 4th, so there the kernel decides) where
+// the trace records Concrete Inputs, or in its kernels' names: cuDNN's
+// training forward (bn_fw_tr_*), PyTorch's own statistics kernel
 // (batch_norm_collect_statistics_kernel). cuDNN's and MIOpen's backward ops
-// run only after a training forward (PyTorch's derivatives send an eval
-// mode's backward to native_batch_norm_backward), whose `train` is its 8th.
+// run after a training forward (PyTorch's derivatives send an eval mode's
+// backward to native_batch_norm_backward, whose `train` is its 8th; an
+// exported graph's batch_norm_backward may call cuDNN's without one).
 bool batch_statistics(const std::string& op, const Inputs& in, std::string_view kernel) {
   if (is_one_of(op, {"aten::cudnn_batch_norm_backward", "aten::miopen_batch_norm_backward"})) return true;
   if (op == "aten::native_batch_norm_backward") return in.boolean(7).value_or(false);
@@ -210,13 +212,17 @@ bool batch_statistics(const std::string& op, const Inputs& in, std::string_view 
 // gradient, weight, bias, statistics) and write one activation-sized result
 // (the largest tensor argument) and, backward, the weight's and bias's
 // gradients. The saved statistics a forward also writes (a row or channel
-// each) are not counted. A batch norm on the batch's statistics reads its
-// activation-sized inputs twice, once to reduce and once to normalise,
-// unless they stay on chip between the passes (ElementwiseModel::
-// reread_bytes): a V100's cuDNN forward of [32,256,56,56] fp32 (103 MB; its
-// on-chip memories hold 37.4 MB) takes 402 us, where one pass needs 228 us at
-// HBM's peak and the 65 MB it must read again 73 us more. Layer and RMS
-// norms reduce over a row, which one kernel holds: one pass.
+// each) are not counted. That is the bound: a batch norm on the batch's
+// statistics could normalise channel by channel, holding each channel's
+// slice on chip (401 kB of a [32,256,56,56] fp32 input), in one pass. The
+// library kernels do not: cuDNN's NCHW training kernels and PyTorch's
+// statistics-then-transform pair read the input, and backward the gradient
+// too, a second time where the tensor exceeds what the chip holds
+// (ElementwiseModel::reread_bytes, charged in the expected time only): a
+// V100's cuDNN forward of [32,256,56,56] fp32 (103 MB; its on-chip memories
+// hold 37.4 MB) takes 402 us, where one pass needs 228 us at HBM's peak and
+// the 65 MB beyond the chip another 73 us. Layer and RMS norms reduce over
+// a row, which one kernel holds: one pass.
 std::optional<CostSource> norm_op(const std::string& op, const Inputs& in, DType dt, std::string_view kernel) {
   const bool forward = is_one_of(
       op, {"aten::batch_norm", "aten::_batch_norm_impl_index", "aten::native_batch_norm", "aten::cudnn_batch_norm",
@@ -237,11 +243,9 @@ std::optional<CostSource> norm_op(const std::string& op, const Inputs& in, DType
   }
   if (!activation) return std::nullopt;
   m.written_bytes = tensor_bytes(*activation, in.dtype(at, dt));
-  if (batch_statistics(op, in, kernel)) {
-    // The activation-sized inputs: the input, and backward the gradient too.
-    for (std::size_t i = 0; i < in.args.size(); ++i)
-      if (const Dims* d = in.tensor(i); d && numel(*d) == numel(*activation)) m.reread_bytes += arg_bytes(in, i, dt);
-  }
+  // The input again, and backward the gradient too (an out= tensor of the
+  // activation's size is written, not read).
+  if (batch_statistics(op, in, kernel)) m.reread_bytes = (backward ? 2 : 1) * m.written_bytes;
   if (backward) {
     // grad weight and grad bias: the size of the weight (channel- or feature-sized).
     double weight = 0;
@@ -252,7 +256,8 @@ std::optional<CostSource> norm_op(const std::string& op, const Inputs& in, DType
   }
   return memory_cost(m, false,
                      cat(op, " ", dims_text(*activation),
-                         m.reread_bytes > 0 ? " (batch statistics: the input read again where the chip cannot hold it)"
+                         m.reread_bytes > 0 ? " (batch statistics: expected to read its input twice where the chip "
+                                                              "cannot hold it, as library kernels do)"
                                             : ""));
 }
 

@@ -146,11 +146,13 @@ struct ElementwiseModel {
   double read_bytes = 0;
   double written_bytes = 0;
   DType dtype = DType::kF32;
-  // Bytes the op must read a second time unless they stay on chip between
-  // two passes: a training batch norm needs its statistics, a reduction over
-  // the whole input, before it can write any output. predict() charges
-  // what does not fit, reread_bytes - on_chip_capacity_bytes(chip), and
-  // nothing on a chip whose capacity is not known.
+  // Bytes the usual kernels read a second time unless they stay on chip
+  // between two passes (a training batch norm's input: its statistics, then
+  // its output). Not needed for the bound, which a kernel working channel by
+  // channel could reach in one pass: predict() adds what does not fit,
+  // reread_bytes - on_chip_capacity_bytes(chip), to t_hbm_cold_s, the term
+  // the expected time stretches, and nothing on a chip whose capacity is not
+  // known.
   double reread_bytes = 0;
 };
 
@@ -215,10 +217,10 @@ inline Prediction predict(const AttentionModel& m, const Chip& chip) {
 Prediction predict(const ConvolutionModel& m, const Chip& chip);
 
 inline Prediction predict(const ElementwiseModel& m, const Chip& chip) {
-  return predict(CostedOp{.flops = m.flops,
-                          .hbm_bytes = m.read_bytes + m.written_bytes + second_pass_bytes(m, chip),
-                          .dtype = m.dtype},
-                 chip);
+  Prediction p =
+      predict(CostedOp{.flops = m.flops, .hbm_bytes = m.read_bytes + m.written_bytes, .dtype = m.dtype}, chip);
+  if (chip.hbm_bytes_per_s > 0) p.t_hbm_cold_s += second_pass_bytes(m, chip) / chip.hbm_bytes_per_s;
+  return p;
 }
 
 inline Prediction predict(const CollectiveModel& m, const Chip& chip) {
