@@ -39,6 +39,9 @@ void bind_chips(nb::module_& m) {
       .def_ro("pcie_bytes_per_s", &Chip::pcie_bytes_per_s)
       .def_ro("chips_per_host", &Chip::chips_per_host)
       .def_ro("cores_per_chip", &Chip::cores_per_chip)
+      .def_ro("compute_units", &Chip::compute_units, "SMs or CUs as the driver reports them; 0 where the spec gives none.")
+      .def_prop_ro("on_chip_capacity_bytes", &on_chip_capacity_bytes,
+                   "What the chip holds on chip (L2 + SMs x per-SM memories); 0 where it cannot be totalled.")
       .def("to_json", &chip_to_json, "The spec as JSON, in the form of hardware/*.json.")
       .def("__repr__", [](const Chip& c) { return "roofline.chip('" + c.name + "')  # " + c.display_name; });
 

@@ -40,6 +40,8 @@ void bind_predict(nb::module_& m) {
       .def_ro("ici_bytes", &Prediction::ici_bytes)
       .def_ro("t_math_s", &Prediction::t_math_s)
       .def_ro("t_hbm_s", &Prediction::t_hbm_s)
+      .def_ro("t_hbm_cold_s", &Prediction::t_hbm_cold_s,
+              "The bytes at HBM's bandwidth: the memory term the expected time stretches (t_hbm_s may be L2's).")
       .def_ro("t_ici_s", &Prediction::t_ici_s)
       .def_ro("t_lower_s", &Prediction::t_lower_s)
       .def_ro("t_upper_s", &Prediction::t_upper_s)

@@ -220,6 +220,22 @@ Params fit_from(const ClassProblem& c, Params start, int min_samples) {
 
 std::string fmt(double v) { return detail::cat(std::round(v * 100) / 100); }
 
+// Notes an efficiency above 1 of a curve named `name`. A memory efficiency
+// is against HBM's bandwidth (expected_mem_s), so above 1 it beat HBM, not
+// necessarily the bound (L2's where it fits).
+void note_beaten(std::vector<std::string>& notes, std::string_view name, std::string_view what, double e) {
+  if (e > 1)  // three decimals, so that 1.002 is not printed "1 > 1"
+    notes.push_back(detail::cat(name, ": ", what, " efficiency ", std::round(e * 1000) / 1000,
+                                what == "memory" ? " > 1: HBM's bandwidth was beaten" : " > 1: the roofline was beaten",
+                                " (a working set on chip, or a cost model that charges more than the op moves)"));
+}
+
+void note_beaten(std::vector<std::string>& notes, std::string_view name, const ClassCurve& k) {
+  note_beaten(notes, name, "math", k.math_efficiency);
+  note_beaten(notes, name, "memory", k.memory_efficiency);
+  note_beaten(notes, name, "link", k.link_efficiency);
+}
+
 // Per class, each kernel family with FitOptions::min_family_samples ops or
 // more (and other ops beside it) fitted on its own, from the class's curve
 // and from the bare roofline; kept where it beats the class's curve on the
@@ -234,8 +250,11 @@ void fit_families(CalibrationFit& out, const FitOptions& options) {
   }
   for (const auto& [key, members] : groups) {
     const auto cls = static_cast<CostClass>(key.first);
+    // Only within a class that was fitted: one kept on the built-in curve
+    // (too few ops) has nothing measured for a family to differ from.
     if (key.second.empty() || static_cast<int>(members.size()) < options.min_family_samples ||
-        members.size() == per_class[static_cast<std::size_t>(key.first)])
+        members.size() == per_class[static_cast<std::size_t>(key.first)] ||
+        out.classes[static_cast<std::size_t>(key.first)].origin != CurveOrigin::kFitted)
       continue;
     ClassProblem c;
     c.samples = members;
@@ -247,9 +266,14 @@ void fit_families(CalibrationFit& out, const FitOptions& options) {
     from_class.inv[static_cast<std::size_t>(c.mem_index())] = 1 / k.memory_efficiency;
     from_class.inv[static_cast<std::size_t>(c.link_index())] = 1 / k.link_efficiency;
     c.reference = from_class;
-    const Params bare{.floor_s = 0, .inv = std::vector<double>(static_cast<std::size_t>(c.params()), 1)};
+    // The second start has no floor but the class's efficiencies, so that an
+    // efficiency too few of the family's ops inform stays the class's, not
+    // the bare roofline's 1 (launch-bound converting copies would otherwise
+    // be expected to move large tensors at HBM's peak).
+    Params floorless = from_class;
+    floorless.floor_s = 0;
     const Params a = fit_from(c, from_class, options.min_samples);
-    const Params b = fit_from(c, bare, options.min_samples);
+    const Params b = fit_from(c, floorless, options.min_samples);
     const Params& p = score(c, b) < score(c, a) ? b : a;
     std::vector<CalibrationSample> own;
     for (const CalibrationSample* s : members) own.push_back(*s);
@@ -266,10 +290,20 @@ void fit_families(CalibrationFit& out, const FitOptions& options) {
     if (f.quality.median_abs_error > before.median_abs_error - kFamilyGain ||
         f.quality.p90_abs_error > before.p90_abs_error)
       continue;
-    out.notes.push_back(detail::cat(cost_class_name(cls), " / ", key.second, ": its own curve (", members.size(),
-                                    " ops; median |error| ", fmt(100 * before.median_abs_error), "% on the class's, ",
+    const std::string name = detail::cat(cost_class_name(cls), " / ", key.second);
+    out.notes.push_back(detail::cat(name, ": its own curve (", members.size(), " ops; median |error| ",
+                                    fmt(100 * before.median_abs_error), "% on the class's, ",
                                     fmt(100 * f.quality.median_abs_error), "% on its own)"));
+    note_beaten(out.notes, name, f.curve);
     out.calibration.families.push_back(std::move(f));
+  }
+  // The classes' figures with the families' curves in place.
+  for (int ci = 0; ci < kCostClassCount; ++ci) {
+    if (out.classes[static_cast<std::size_t>(ci)].origin != CurveOrigin::kFitted) continue;
+    std::vector<CalibrationSample> own;
+    for (const CalibrationSample& s : out.samples)
+      if (static_cast<int>(s.cost_class) == ci) own.push_back(s);
+    out.classes[static_cast<std::size_t>(ci)].quality = fit_quality(out.calibration, own);
   }
 }
 
@@ -383,20 +417,12 @@ CalibrationFit fit_calibration(const Chip& chip, std::vector<CalibrationSample> 
     std::vector<CalibrationSample> own;
     for (const auto* s : c.samples) own.push_back(*s);
     out.classes[static_cast<std::size_t>(ci)] = ClassFit{.origin = CurveOrigin::kFitted, .quality = fit_quality(out.calibration, own)};
-    // A memory efficiency is against HBM's bandwidth (expected_mem_s), so
-    // above 1 it beat HBM, not necessarily the bound (L2's where it fits).
-    const auto beaten = [&](std::string_view what, double e) {
-      if (e > 1)
-        out.notes.push_back(detail::cat(name, ": ", what, " efficiency ", fmt(e),
-                                        what == "memory" ? " > 1: HBM's bandwidth was beaten"
-                                                         : " > 1: the roofline was beaten",
-                                        " (a working set on chip, or a cost model that charges more than the op moves)"));
-    };
-    beaten("math", curve.math_efficiency);
+    note_beaten(out.notes, name, "math", curve.math_efficiency);
     for (PeakClass peak : c.own_peaks)
-      beaten(detail::cat(peak_class_name(peak), " math"), out.calibration.matmul_math_efficiency[static_cast<int>(peak)]);
-    beaten("memory", curve.memory_efficiency);
-    beaten("link", curve.link_efficiency);
+      note_beaten(out.notes, name, detail::cat(peak_class_name(peak), " math"),
+                  out.calibration.matmul_math_efficiency[static_cast<int>(peak)]);
+    note_beaten(out.notes, name, "memory", curve.memory_efficiency);
+    note_beaten(out.notes, name, "link", curve.link_efficiency);
   }
   fit_families(out, options);
   // A file that fitted nothing must not be labelled a fit: every class kept

@@ -83,10 +83,14 @@ class Reader {
   absl::Status error(const std::string& path, std::string_view what) const {
     return absl::InvalidArgumentError(detail::cat(origin_, ": ", path.empty() ? "/" : path, ": ", what));
   }
-  absl::Status object(const json& j, const std::string& path, std::initializer_list<std::string_view> keys) const {
+  // `keys` are required, `optional` may be there.
+  absl::Status object(const json& j, const std::string& path, std::initializer_list<std::string_view> keys,
+                      std::initializer_list<std::string_view> optional = {}) const {
     if (!j.is_object()) return error(path, "expected an object");
     for (auto it = j.begin(); it != j.end(); ++it)
-      if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) return error(path + "/" + it.key(), "unknown field");
+      if (std::find(keys.begin(), keys.end(), it.key()) == keys.end() &&
+          std::find(optional.begin(), optional.end(), it.key()) == optional.end())
+        return error(path + "/" + it.key(), "unknown field");
     for (std::string_view k : keys)
       if (!j.contains(std::string(k))) return error(detail::cat(path, "/", k), "missing required field");
     return absl::OkStatus();
@@ -155,7 +159,8 @@ absl::StatusOr<CalibrationSample> read_sample(const Reader& r, const json& j, co
 
 absl::StatusOr<CalibrationFit> read_entry(const Reader& r, const json& j, const std::string& p) {
   ROOFLINE_RETURN_IF_ERROR(
-      r.object(j, p, {"chip", "origin", "classes", "matmul_math_efficiency", "families", "quality", "notes", "samples"}));
+      r.object(j, p, {"chip", "origin", "classes", "matmul_math_efficiency", "quality", "notes", "samples"},
+               {"families"}));
   CalibrationFit f;
   ChipCalibration& c = f.calibration;
   ROOFLINE_ASSIGN_OR_RETURN(c.chip, r.string(j["chip"], p + "/chip"));
@@ -187,7 +192,8 @@ absl::StatusOr<CalibrationFit> read_entry(const Reader& r, const json& j, const 
     ROOFLINE_ASSIGN_OR_RETURN(PeakClass peak, r.peak(it.key(), q));
     ROOFLINE_ASSIGN_OR_RETURN(c.matmul_math_efficiency[static_cast<std::size_t>(peak)], r.positive(it.value(), q));
   }
-  const json& families = j["families"];
+  // Optional: written since families were fitted (2026-11-25); absent, none.
+  const json& families = j.contains("families") ? j["families"] : json::array();
   if (!families.is_array()) return r.error(p + "/families", "expected an array");
   for (std::size_t i = 0; i < families.size(); ++i) {
     const std::string q = detail::cat(p, "/families/", i);

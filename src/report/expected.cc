@@ -16,7 +16,9 @@ double expected_s(const CollectiveTime& t, const ChipCalibration& cal) {
 
 std::optional<double> expected_s(const HloPredictionRow& row, const ChipCalibration& cal) {
   if (row.aggregate) return std::nullopt;
-  return expected_s(row.prediction, cost_class(row.cost), cal);
+  // The instruction's family ("fusion.12": "fusion"), as the report has it.
+  return expected_s(row.prediction, cost_class(row.cost), cal,
+                    row.instruction ? kernel_family(row.instruction->name) : std::string());
 }
 
 double expected_total_s(const HloModulePrediction& module, const ChipCalibration& cal) {

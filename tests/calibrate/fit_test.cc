@@ -233,6 +233,33 @@ TEST_CASE("fit: a kernel family off its class's curve gets its own, named in the
         roofline::expected_s(p, CostClass::kMatmul, f.calibration));  // a family is per class
 }
 
+TEST_CASE("fit: a family's efficiency its ops cannot tell stays the class's; one above 1 is named") {
+  // Six launch-bound converting copies (a 6 us launch, bytes of 10 to 54 ns
+  // at HBM's rate) beside 30 streaming ops: their floor is their own, their
+  // memory efficiency the class's 0.9 (not the bare roofline's 1).
+  std::vector<CalibrationSample> s;
+  double t = 1e-6;
+  for (int i = 0; i < 30; ++i, t *= 1.25)
+    s.push_back(model_sample("a", "vec." + std::to_string(i), CostClass::kMemory, PeakClass::kFp32, 0, t, 2e-6, 1, 0.9));
+  t = 1e-8;
+  for (int i = 0; i < 6; ++i, t *= 1.4)
+    s.push_back(model_sample("a", "cvt." + std::to_string(i), CostClass::kMemory, PeakClass::kFp32, 0, t, 6e-6, 1, 0.9));
+  const CalibrationFit f = fit_calibration(chip("h100-sxm"), s);
+  const roofline::FamilyCurve* cvt = f.calibration.family_curve(CostClass::kMemory, "cvt");
+  REQUIRE(cvt != nullptr);
+  CHECK(cvt->curve.floor_s == Approx(6e-6).epsilon(1e-3));
+  CHECK(f.calibration.curve(CostClass::kMemory).memory_efficiency == Approx(0.9).epsilon(1e-3));
+  CHECK(cvt->curve.memory_efficiency == Approx(0.9).epsilon(1e-3));
+  // A family faster per byte than HBM allows: kept, and named.
+  std::vector<CalibrationSample> fast = two_families(0);
+  t = 4e-6;
+  for (int i = 0; i < 8; ++i, t *= 1.6)
+    fast.push_back(model_sample("a", "hit." + std::to_string(i), CostClass::kMemory, PeakClass::kFp32, 0, t, 2e-6, 1, 2));
+  const CalibrationFit g = fit_calibration(chip("h100-sxm"), fast);
+  REQUIRE(g.calibration.family_curve(CostClass::kMemory, "hit") != nullptr);
+  CHECK(mentions(g.notes, "memory / hit: memory efficiency 2 > 1: HBM's bandwidth was beaten"));
+}
+
 TEST_CASE("fit: a family of fewer than min_family_samples ops, or the whole class, stays on the class's curve") {
   CHECK(fit_calibration(chip("h100-sxm"), two_families(4)).calibration.families.empty());
   std::vector<CalibrationSample> only_bn = two_families(8);

@@ -137,6 +137,13 @@ TEST_CASE("calibration file: round trip") {
   CHECK(bn->family == "bn");
   CHECK(b->find("h100-sxm")->curve(CostClass::kMatmul).floor_s == Approx(3e-6));
   CHECK(b->find("mi300x") == nullptr);
+  // A file without `families` (written before families were fitted) reads
+  // with none.
+  nlohmann::json j = nlohmann::json::parse(text);
+  for (auto& c : j["chips"]) c.erase("families");
+  auto without = parse_calibration(j.dump(), "old.json");
+  REQUIRE(without.ok());
+  CHECK(without->chips[0].calibration.families.empty());
 }
 
 TEST_CASE("calibration file: errors name the file and the place") {

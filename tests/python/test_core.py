@@ -33,6 +33,14 @@ def test_chips_of_one_die():
     assert roofline.chip("tpu-v5e").die == ""
 
 
+def test_what_a_gpu_holds_on_chip():
+    # docs/chip_spec.md `compute_units`: L2 + SMs x (shared memory/L1 + registers).
+    v100 = roofline.chip("v100-sxm2")
+    assert v100.compute_units == 80
+    assert v100.on_chip_capacity_bytes == 6.144e6 + 80 * (1.28e5 + 2.62144e5)
+    assert roofline.chip("mi300x").on_chip_capacity_bytes == 0  # no register file in its spec
+
+
 def test_chip_from_its_own_json(tmp_path):
     spec = tmp_path / "mine.json"
     spec.write_text(roofline.chip("h100-sxm").to_json())

@@ -513,4 +513,19 @@ TEST_CASE("expected.hpp: collectives, sharded strategies and HLO rows through a 
   }
   CHECK(total > mp.total.t_lower_s);
   CHECK(roofline::expected_total_s(mp, cal) == Approx(total));
+  // With a curve for the all-reduce's family ("psum.7": "psum"),
+  // its row takes that one, as the report's op would.
+  roofline::ChipCalibration with_family = cal;
+  with_family.families.push_back({.cost_class = CostClass::kCollective,
+                                  .family = "psum",
+                                  .curve = {.floor_s = 9e-6, .math_efficiency = 1, .memory_efficiency = 1,
+                                            .link_efficiency = 0.1},
+                                  .quality = {}});
+  int on_family = 0;
+  for (const roofline::HloPredictionRow& row : mp.rows) {
+    if (roofline::kernel_family(row.instruction->name) != "psum" || row.aggregate) continue;
+    ++on_family;
+    CHECK(*roofline::expected_s(row, with_family) == Approx(9e-6 + row.prediction.t_ici_s / 0.1));
+  }
+  CHECK(on_family == 1);
 }
