@@ -90,7 +90,8 @@ double tukey_weight(double u) {
 // from 0.88 to about 0.65, and every large element-wise op was then
 // expected 1.4 times slower than it ran (cross-validated median 25.1%, 15.7%
 // judged by the median; docs/fidelity.md).
-std::pair<double, double> score(const ClassProblem& c, const Params& p) {
+using Score = std::pair<double, double>;  // (median, 90th percentile)
+Score score(const ClassProblem& c, const Params& p) {
   std::vector<double> e;
   for (std::size_t i = 0; i < c.samples.size(); ++i) e.push_back(abs_error(c.samples[i]->measured_s, c.model(p, i)));
   return {quantile(e, 0.5), quantile(e, 0.9)};
@@ -203,7 +204,7 @@ Params irls(const ClassProblem& c, const std::vector<int>& assigned, Params p, i
 
 Params fit_from(const ClassProblem& c, Params start, int min_samples) {
   Params best = start;
-  std::pair<double, double> best_score = score(c, start);
+  Score best_score = score(c, start);
   std::vector<int> assigned(c.samples.size(), -1);
   Params p = start;
   for (int outer = 0; outer < kOuterIterations; ++outer) {
@@ -212,10 +213,37 @@ Params fit_from(const ClassProblem& c, Params start, int min_samples) {
     if (next == assigned) break;
     assigned = std::move(next);
     p = irls(c, assigned, p, min_samples);
-    const std::pair<double, double> s = score(c, p);
+    const Score s = score(c, p);
     if (s < best_score) best_score = s, best = p;
   }
   return best;
+}
+
+// Parameters that start at curve `k` (math efficiency `math`, per-peak
+// ones as `per_peak` gives them for c's own peaks).
+template <typename PerPeak>
+Params start_at(const ClassProblem& c, const ClassCurve& k, double math, PerPeak per_peak) {
+  Params p{.floor_s = k.floor_s, .inv = std::vector<double>(static_cast<std::size_t>(c.params()), 1)};
+  p.inv[0] = 1 / math;
+  for (std::size_t j = 0; j < c.own_peaks.size(); ++j) p.inv[1 + j] = 1 / per_peak(c.own_peaks[j]);
+  p.inv[static_cast<std::size_t>(c.mem_index())] = 1 / k.memory_efficiency;
+  p.inv[static_cast<std::size_t>(c.link_index())] = 1 / k.link_efficiency;
+  return p;
+}
+
+// The better of the fits from two starts.
+Params fit_best(const ClassProblem& c, const Params& one, const Params& two, int min_samples) {
+  const Params a = fit_from(c, one, min_samples);
+  const Params b = fit_from(c, two, min_samples);
+  return score(c, b) < score(c, a) ? b : a;
+}
+
+// The curve of fitted parameters (the per-peak efficiencies aside).
+ClassCurve curve_of(const ClassProblem& c, const Params& p) {
+  return {.floor_s = p.floor_s,
+          .math_efficiency = 1 / p.inv[0],
+          .memory_efficiency = 1 / p.inv[static_cast<std::size_t>(c.mem_index())],
+          .link_efficiency = 1 / p.inv[static_cast<std::size_t>(c.link_index())]};
 }
 
 std::string fmt(double v) { return detail::cat(std::round(v * 100) / 100); }
@@ -238,7 +266,7 @@ void note_beaten(std::vector<std::string>& notes, std::string_view name, const C
 
 // Per class, each kernel family with FitOptions::min_family_samples ops or
 // more (and other ops beside it) fitted on its own, from the class's curve
-// and from the bare roofline; kept where it beats the class's curve on the
+// and from that curve without its floor; kept where it beats the class's curve on the
 // family's ops by kFamilyGain of median |error| and its 90th percentile is
 // no worse.
 void fit_families(CalibrationFit& out, const FitOptions& options) {
@@ -260,11 +288,9 @@ void fit_families(CalibrationFit& out, const FitOptions& options) {
     c.samples = members;
     c.math_index.assign(members.size(), 0);
     // The class's curve (a matmul's efficiency of the unit its first op ran on).
-    const ClassCurve& k = out.calibration.curve(cls);
-    Params from_class{.floor_s = k.floor_s, .inv = std::vector<double>(static_cast<std::size_t>(c.params()), 1)};
-    from_class.inv[0] = 1 / out.calibration.math_efficiency(cls, members.front()->peak_used);
-    from_class.inv[static_cast<std::size_t>(c.mem_index())] = 1 / k.memory_efficiency;
-    from_class.inv[static_cast<std::size_t>(c.link_index())] = 1 / k.link_efficiency;
+    const Params from_class = start_at(c, out.calibration.curve(cls),
+                                       out.calibration.math_efficiency(cls, members.front()->peak_used),
+                                       [](PeakClass) { return 1.0; });  // no own peaks in a family
     c.reference = from_class;
     // The second start has no floor but the class's efficiencies, so that an
     // efficiency too few of the family's ops inform stays the class's, not
@@ -272,17 +298,11 @@ void fit_families(CalibrationFit& out, const FitOptions& options) {
     // be expected to move large tensors at HBM's peak).
     Params floorless = from_class;
     floorless.floor_s = 0;
-    const Params a = fit_from(c, from_class, options.min_samples);
-    const Params b = fit_from(c, floorless, options.min_samples);
-    const Params& p = score(c, b) < score(c, a) ? b : a;
+    const Params p = fit_best(c, from_class, floorless, options.min_samples);
     std::vector<CalibrationSample> own;
     for (const CalibrationSample* s : members) own.push_back(*s);
     const FitQuality before = fit_quality(out.calibration, own);
-    FamilyCurve f{.cost_class = cls, .family = key.second, .curve = {}, .quality = {}};
-    f.curve = {.floor_s = p.floor_s,
-               .math_efficiency = 1 / p.inv[0],
-               .memory_efficiency = 1 / p.inv[static_cast<std::size_t>(c.mem_index())],
-               .link_efficiency = 1 / p.inv[static_cast<std::size_t>(c.link_index())]};
+    FamilyCurve f{.cost_class = cls, .family = key.second, .curve = curve_of(c, p), .quality = {}};
     ChipCalibration with = out.calibration;
     with.families.push_back(f);
     f.quality = fit_quality(with, own);
@@ -296,14 +316,6 @@ void fit_families(CalibrationFit& out, const FitOptions& options) {
                                     fmt(100 * f.quality.median_abs_error), "% on its own)"));
     note_beaten(out.notes, name, f.curve);
     out.calibration.families.push_back(std::move(f));
-  }
-  // The classes' figures with the families' curves in place.
-  for (int ci = 0; ci < kCostClassCount; ++ci) {
-    if (out.classes[static_cast<std::size_t>(ci)].origin != CurveOrigin::kFitted) continue;
-    std::vector<CalibrationSample> own;
-    for (const CalibrationSample& s : out.samples)
-      if (static_cast<int>(s.cost_class) == ci) own.push_back(s);
-    out.classes[static_cast<std::size_t>(ci)].quality = fit_quality(out.calibration, own);
   }
 }
 
@@ -389,24 +401,14 @@ CalibrationFit fit_calibration(const Chip& chip, std::vector<CalibrationSample> 
       c.math_index.push_back(own == c.own_peaks.end() ? 0 : 1 + static_cast<int>(own - c.own_peaks.begin()));
     }
     // Start 1: the built-in curve. Start 2: the bare roofline.
-    const ClassCurve& k = builtin.curve(cls);
-    Params from_builtin{.floor_s = k.floor_s, .inv = std::vector<double>(static_cast<std::size_t>(c.params()), 1)};
-    from_builtin.inv[0] = 1 / k.math_efficiency;
-    for (std::size_t j = 0; j < c.own_peaks.size(); ++j)
-      from_builtin.inv[1 + j] = 1 / builtin.math_efficiency(cls, c.own_peaks[j]);
-    from_builtin.inv[static_cast<std::size_t>(c.mem_index())] = 1 / k.memory_efficiency;
-    from_builtin.inv[static_cast<std::size_t>(c.link_index())] = 1 / k.link_efficiency;
+    const Params from_builtin = start_at(c, builtin.curve(cls), builtin.curve(cls).math_efficiency,
+                                         [&](PeakClass peak) { return builtin.math_efficiency(cls, peak); });
     c.reference = from_builtin;
     const Params bare{.floor_s = 0, .inv = std::vector<double>(static_cast<std::size_t>(c.params()), 1)};
-    const Params a = fit_from(c, from_builtin, options.min_samples);
-    const Params b = fit_from(c, bare, options.min_samples);
-    const Params& p = score(c, b) < score(c, a) ? b : a;
+    const Params p = fit_best(c, from_builtin, bare, options.min_samples);
 
     ClassCurve& curve = out.calibration.curve(cls);
-    curve.floor_s = p.floor_s;
-    curve.math_efficiency = 1 / p.inv[0];
-    curve.memory_efficiency = 1 / p.inv[static_cast<std::size_t>(c.mem_index())];
-    curve.link_efficiency = 1 / p.inv[static_cast<std::size_t>(c.link_index())];
+    curve = curve_of(c, p);
     if (cls == CostClass::kMatmul) {
       // Peaks fitted with the class's shared efficiency must read it: their
       // built-in per-peak figure would otherwise win (ChipCalibration::math_efficiency).
@@ -414,9 +416,8 @@ CalibrationFit fit_calibration(const Chip& chip, std::vector<CalibrationSample> 
       for (std::size_t j = 0; j < c.own_peaks.size(); ++j)
         out.calibration.matmul_math_efficiency[static_cast<int>(c.own_peaks[j])] = 1 / p.inv[1 + j];
     }
-    std::vector<CalibrationSample> own;
-    for (const auto* s : c.samples) own.push_back(*s);
-    out.classes[static_cast<std::size_t>(ci)] = ClassFit{.origin = CurveOrigin::kFitted, .quality = fit_quality(out.calibration, own)};
+    // Its figures are measured once the families' curves are in place.
+    out.classes[static_cast<std::size_t>(ci)] = ClassFit{.origin = CurveOrigin::kFitted, .quality = {}};
     note_beaten(out.notes, name, "math", curve.math_efficiency);
     for (PeakClass peak : c.own_peaks)
       note_beaten(out.notes, name, detail::cat(peak_class_name(peak), " math"),
@@ -425,6 +426,14 @@ CalibrationFit fit_calibration(const Chip& chip, std::vector<CalibrationSample> 
     note_beaten(out.notes, name, "link", curve.link_efficiency);
   }
   fit_families(out, options);
+  // The fitted classes' figures, with the families' curves in place.
+  for (int ci = 0; ci < kCostClassCount; ++ci) {
+    if (out.classes[static_cast<std::size_t>(ci)].origin != CurveOrigin::kFitted) continue;
+    std::vector<CalibrationSample> own;
+    for (const CalibrationSample& s : out.samples)
+      if (static_cast<int>(s.cost_class) == ci) own.push_back(s);
+    out.classes[static_cast<std::size_t>(ci)].quality = fit_quality(out.calibration, own);
+  }
   // A file that fitted nothing must not be labelled a fit: every class kept
   // the built-in curve, so the figures are the built-in ones.
   if (std::none_of(out.classes.begin(), out.classes.end(),

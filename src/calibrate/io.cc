@@ -26,6 +26,15 @@ Json quality_json(const FitQuality& q) {
   return Json::object({{"samples", q.samples}, {"median_abs_error", q.median_abs_error}, {"p90_abs_error", q.p90_abs_error}});
 }
 
+// A curve's four parameters after the fields in `head`.
+Json curve_json(Json head, const ClassCurve& k) {
+  head["floor_s"] = k.floor_s;
+  head["math_efficiency"] = k.math_efficiency;
+  head["memory_efficiency"] = k.memory_efficiency;
+  head["link_efficiency"] = k.link_efficiency;
+  return head;
+}
+
 Json entry_json(const CalibrationFit& f) {
   const ChipCalibration& c = f.calibration;
   Json classes = Json::object();
@@ -33,26 +42,20 @@ Json entry_json(const CalibrationFit& f) {
     const auto cls = static_cast<CostClass>(i);
     const ClassCurve& k = c.curve(cls);
     const ClassFit& fit = f.classes[static_cast<std::size_t>(i)];
-    classes[cost_class_name(cls)] = Json::object({{"floor_s", k.floor_s},
-                                                  {"math_efficiency", k.math_efficiency},
-                                                  {"memory_efficiency", k.memory_efficiency},
-                                                  {"link_efficiency", k.link_efficiency},
-                                                  {"origin", curve_origin_name(fit.origin)},
-                                                  {"quality", quality_json(fit.quality)}});
+    Json& entry = classes[cost_class_name(cls)] = curve_json(Json::object(), k);
+    entry["origin"] = curve_origin_name(fit.origin);
+    entry["quality"] = quality_json(fit.quality);
   }
   Json per_peak = Json::object();
   for (int i = 0; i < kPeakClassCount; ++i)
     if (c.matmul_math_efficiency[static_cast<std::size_t>(i)] > 0)
       per_peak[peak_class_name(static_cast<PeakClass>(i))] = c.matmul_math_efficiency[static_cast<std::size_t>(i)];
   Json families = Json::array();
-  for (const FamilyCurve& fc : c.families)
-    families.push_back(Json::object({{"class", cost_class_name(fc.cost_class)},
-                                     {"family", fc.family},
-                                     {"floor_s", fc.curve.floor_s},
-                                     {"math_efficiency", fc.curve.math_efficiency},
-                                     {"memory_efficiency", fc.curve.memory_efficiency},
-                                     {"link_efficiency", fc.curve.link_efficiency},
-                                     {"quality", quality_json(fc.quality)}}));
+  for (const FamilyCurve& fc : c.families) {
+    Json entry = curve_json(Json::object({{"class", cost_class_name(fc.cost_class)}, {"family", fc.family}}), fc.curve);
+    entry["quality"] = quality_json(fc.quality);
+    families.push_back(std::move(entry));
+  }
   Json samples = Json::array();
   for (const CalibrationSample& s : f.samples)
     samples.push_back(Json::object({{"trace", s.trace},
@@ -121,6 +124,14 @@ class Reader {
     ROOFLINE_ASSIGN_OR_RETURN(q.p90_abs_error, non_negative(j["p90_abs_error"], path + "/p90_abs_error"));
     return q;
   }
+  // The four parameters of a curve object at `path`.
+  absl::Status curve(const json& k, const std::string& path, ClassCurve& out) const {
+    ROOFLINE_ASSIGN_OR_RETURN(out.floor_s, non_negative(k["floor_s"], path + "/floor_s"));
+    ROOFLINE_ASSIGN_OR_RETURN(out.math_efficiency, positive(k["math_efficiency"], path + "/math_efficiency"));
+    ROOFLINE_ASSIGN_OR_RETURN(out.memory_efficiency, positive(k["memory_efficiency"], path + "/memory_efficiency"));
+    ROOFLINE_ASSIGN_OR_RETURN(out.link_efficiency, positive(k["link_efficiency"], path + "/link_efficiency"));
+    return absl::OkStatus();
+  }
   absl::StatusOr<CostClass> cost_class(const json& j, const std::string& path) const {
     ROOFLINE_ASSIGN_OR_RETURN(std::string s, string(j, path));
     for (int i = 0; i < kCostClassCount; ++i)
@@ -173,11 +184,7 @@ absl::StatusOr<CalibrationFit> read_entry(const Reader& r, const json& j, const 
     const std::string q = p + "/classes/" + name;
     const json& k = classes[name];
     ROOFLINE_RETURN_IF_ERROR(r.object(k, q, {"floor_s", "math_efficiency", "memory_efficiency", "link_efficiency", "origin", "quality"}));
-    ClassCurve& curve = c.curve(static_cast<CostClass>(i));
-    ROOFLINE_ASSIGN_OR_RETURN(curve.floor_s, r.non_negative(k["floor_s"], q + "/floor_s"));
-    ROOFLINE_ASSIGN_OR_RETURN(curve.math_efficiency, r.positive(k["math_efficiency"], q + "/math_efficiency"));
-    ROOFLINE_ASSIGN_OR_RETURN(curve.memory_efficiency, r.positive(k["memory_efficiency"], q + "/memory_efficiency"));
-    ROOFLINE_ASSIGN_OR_RETURN(curve.link_efficiency, r.positive(k["link_efficiency"], q + "/link_efficiency"));
+    ROOFLINE_RETURN_IF_ERROR(r.curve(k, q, c.curve(static_cast<CostClass>(i))));
     ROOFLINE_ASSIGN_OR_RETURN(std::string origin, r.string(k["origin"], q + "/origin"));
     ClassFit& fit = f.classes[static_cast<std::size_t>(i)];
     if (origin == curve_origin_name(CurveOrigin::kFitted)) fit.origin = CurveOrigin::kFitted;
@@ -206,10 +213,7 @@ absl::StatusOr<CalibrationFit> read_entry(const Reader& r, const json& j, const 
     if (f.family.empty()) return r.error(q + "/family", "expected a kernel family");
     if (c.family_curve(f.cost_class, f.family) != nullptr)
       return r.error(q + "/family", detail::cat("a second curve for ", f.family));
-    ROOFLINE_ASSIGN_OR_RETURN(f.curve.floor_s, r.non_negative(k["floor_s"], q + "/floor_s"));
-    ROOFLINE_ASSIGN_OR_RETURN(f.curve.math_efficiency, r.positive(k["math_efficiency"], q + "/math_efficiency"));
-    ROOFLINE_ASSIGN_OR_RETURN(f.curve.memory_efficiency, r.positive(k["memory_efficiency"], q + "/memory_efficiency"));
-    ROOFLINE_ASSIGN_OR_RETURN(f.curve.link_efficiency, r.positive(k["link_efficiency"], q + "/link_efficiency"));
+    ROOFLINE_RETURN_IF_ERROR(r.curve(k, q, f.curve));
     ROOFLINE_ASSIGN_OR_RETURN(f.quality, r.quality(k["quality"], q + "/quality"));
     c.families.push_back(std::move(f));
   }
