@@ -4,11 +4,13 @@
 // host events where a device plane exists, must agree with the full read
 // on what it reads; and the statistics' two partial reads (devices, then
 // only the host events in the devices' idle gaps) must give the whole
-// read's statistics to the bit (below).
+// read's statistics to the bit (below); and a read past the size limit of
+// host timelines must be the read without them.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "roofline/match/measured.hpp"
@@ -90,6 +92,36 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::abort();
   }
   if (with_stats != s.devices.size()) std::abort();
+
+  // Past max_xplane_bytes_with_hosts (0: every XSpace) a read is the lean
+  // one, with a warning that says so where a host plane went unread; the
+  // statistics' reads of it are that read's.
+  roofline::TraceReadOptions past_options;
+  past_options.max_xplane_bytes_with_hosts = 0;
+  auto past = roofline::parse_xplane(bytes, "fuzz.xplane.pb", past_options);
+  if (!past.ok()) std::abort();  // the lean read succeeded
+  {
+    roofline::Trace unwarned = *past;
+    if (unwarned.warnings.size() == lean->warnings.size() + 1 &&
+        unwarned.warnings.back().find("host timelines not read") != std::string::npos)
+      unwarned.warnings.pop_back();
+    if (roofline::to_json(unwarned, roofline::compute_op_stats(unwarned), SIZE_MAX).dump() !=
+        roofline::to_json(*lean, s, SIZE_MAX).dump())
+      std::abort();
+    auto past_planned = roofline::detail::stats_of_reads(
+        [&](roofline::detail::XPlaneReadPlan* plan) {
+          return roofline::detail::decode_xplane(bytes, "fuzz.xplane.pb", past_options, nullptr, plan);
+        },
+        {}, false);
+    if (!past_planned.ok()) std::abort();
+    const roofline::detail::StatsParts& p = past_planned->parts;
+    if (roofline::to_json(past_planned->trace,
+                          roofline::detail::finish_stats(p.devices, p.busy_self_ps, p.skew_inputs, p.rows,
+                                                         past_planned->trace.ops),
+                          SIZE_MAX)
+            .dump() != roofline::to_json(*past, roofline::compute_op_stats(*past), SIZE_MAX).dump())
+      std::abort();
+  }
   if (!trace.ok()) return 0;
   if (lean->ops.size() > trace->ops.size() || lean->warnings.size() > trace->warnings.size() ||
       lean->devices.size() != trace->devices.size())

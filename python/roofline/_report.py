@@ -28,7 +28,14 @@ PathLike = Union[str, "os.PathLike[str]"]
 # The read options of roofline::TraceReadOptions, as keyword arguments (the
 # CLI's --max-events, --max-ops, --max-inflated-bytes, --max-decompressed-bytes,
 # --jobs).
-READ_LIMITS = ("max_events", "max_ops", "max_inflated_bytes", "max_decompressed_bytes", "jobs")
+READ_LIMITS = (
+    "max_events",
+    "max_ops",
+    "max_inflated_bytes",
+    "max_decompressed_bytes",
+    "max_xplane_bytes_with_hosts",
+    "jobs",
+)
 
 
 def _read_limits(given: dict) -> dict:
@@ -296,7 +303,8 @@ def report(path: PathLike, chip=None, target_chip=None, hlo=None, calibration=No
     or a file `roofline calibrate` wrote; its
     entries for the chip and the what-if chip are used.
     device: only the device with this id (default: all, times summed).
-    read_limits: max_events, max_ops, max_inflated_bytes, max_decompressed_bytes, jobs.
+    read_limits: max_events, max_ops, max_inflated_bytes, max_decompressed_bytes,
+    max_xplane_bytes_with_hosts, jobs.
 
     Raises FileNotFoundError for a file that is not there, ValueError for
     anything else (a damaged trace: the file and the byte offset or line:col).

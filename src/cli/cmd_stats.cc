@@ -134,9 +134,59 @@ void print_across_devices(const Trace& t, const TraceStats& s) {
               table.render().c_str());
 }
 
+// "xplane" for one file; "xplane (63 files), kineto (1 file)" for several.
+std::string formats_label(const Trace& t) {
+  std::vector<std::pair<TraceFormat, std::size_t>> counts;
+  for (TraceFormat f : t.formats) {
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == f; });
+    if (it == counts.end()) counts.push_back({f, 1});
+    else ++it->second;
+  }
+  std::string out;
+  for (const auto& [f, n] : counts)
+    out += cat(out.empty() ? "" : ", ", trace_format_name(f),
+               t.formats.size() > 1 ? cat(" (", n, n == 1 ? " file)" : " files)") : "");
+  return out;
+}
+
+// The trace's warnings, one line each; those that differ only in the file
+// they name ("host00.xplane.pb: ...", as a pod's hosts give alike) once,
+// with the files, where they first appear.
+void print_warnings(const Trace& t) {
+  struct Said {
+    std::string message;
+    std::vector<std::string> files;
+  };
+  std::vector<Said> said;
+  for (const std::string& w : t.warnings) {
+    const auto file = std::find_if(t.files.begin(), t.files.end(), [&](const std::string& f) {
+      return w.size() > f.size() + 2 && w.compare(0, f.size(), f) == 0 && w.compare(f.size(), 2, ": ") == 0;
+    });
+    if (file == t.files.end()) {
+      said.push_back({w, {}});
+      continue;
+    }
+    const std::string rest = w.substr(file->size() + 2);
+    auto it = std::find_if(said.begin(), said.end(), [&](const Said& s) { return !s.files.empty() && s.message == rest; });
+    if (it == said.end()) said.push_back({rest, {*file}});
+    else it->files.push_back(*file);
+  }
+  constexpr std::size_t kNamed = 3;
+  for (const Said& s : said) {
+    if (s.files.size() == 1) {
+      std::printf("warning: %s\n", for_terminal(cat(s.files[0], ": ", s.message)).c_str());
+      continue;
+    }
+    std::string files;
+    for (std::size_t i = 0; i < s.files.size() && i < kNamed; ++i) files += cat(i ? ", " : "", s.files[i]);
+    if (s.files.size() > kNamed) files += cat(" and ", s.files.size() - kNamed, " more");
+    std::printf("warning: %s; in %zu files: %s\n", for_terminal(s.message).c_str(), s.files.size(),
+                for_terminal(files).c_str());
+  }
+}
+
 void print_text(const Trace& t, const TraceStats& s, std::size_t top) {
-  std::string formats;
-  for (TraceFormat f : t.formats) formats += cat(formats.empty() ? "" : ", ", trace_format_name(f));
+  const std::string formats = formats_label(t);
   std::printf("%s: %s; %zu devices (%zu with ops), %zu host timelines\n\n", t.source.c_str(),
               formats.c_str(), t.devices.size(), s.devices.size(), t.hosts.size());
   using A = TextTable::Align;
@@ -208,7 +258,7 @@ void print_text(const Trace& t, const TraceStats& s, std::size_t top) {
   for (const DeviceStats& d : s.devices)
     if (const IdentifiedChip id = identify_device(t.devices[d.device]); !id.warning.empty())
       std::printf("warning: %s: %s\n", for_terminal(d.name).c_str(), id.warning.c_str());
-  for (const std::string& w : t.warnings) std::printf("warning: %s\n", for_terminal(w).c_str());
+  print_warnings(t);
 }
 
 int print_stats(const Trace& trace, const TraceStats& s, const std::string& fmt, long long top) {

@@ -631,7 +631,12 @@ absl::StatusOr<Trace> decode_xplane(std::string_view bytes, std::string_view ori
                                     const TraceReadOptions& options, MappedFile* release, XPlaneReadPlan* plan) {
   Decoder dec(bytes, std::string(origin));
   if (plan != nullptr) plan->entered = true;
-  XPlaneAssembler a(std::string(origin), options, plan);
+  // Past max_xplane_bytes_with_hosts the file is read as without host
+  // timelines (which, with a device plane, leaves its host lines unread).
+  const bool past_host_limit = options.host_timelines && bytes.size() > options.max_xplane_bytes_with_hosts;
+  TraceReadOptions read = options;
+  if (past_host_limit) read.host_timelines = false;
+  XPlaneAssembler a(std::string(origin), read, plan);
   if (bytes.empty()) return absl::DataLossError(cat(origin, ": empty file, not an XSpace"));
 
   std::vector<Span> planes;
@@ -651,7 +656,7 @@ absl::StatusOr<Trace> decode_xplane(std::string_view bytes, std::string_view ori
   // host planes' events are read at all: known from the names before pass 1.
   // So does a plan's choice of planes.
   std::vector<std::string_view> names(planes.size());
-  if (!options.host_timelines || (plan != nullptr && (plan->skip_host_lines || plan->skip_device_lines)))
+  if (!read.host_timelines || (plan != nullptr && (plan->skip_host_lines || plan->skip_device_lines)))
     for (std::size_t i = 0; i < planes.size(); ++i) a.note_plane_name(names[i] = dec.plane_name(planes[i]));
   std::vector<std::vector<Decoder::LineHeader>> lines(planes.size());
   for (std::size_t i = 0; i < planes.size(); ++i) {
@@ -680,6 +685,13 @@ absl::StatusOr<Trace> decode_xplane(std::string_view bytes, std::string_view ori
   for (std::string_view n : notes) trace->warnings.push_back(cat(origin, ": profiler says: ", n));
   if (aggregated)
     trace->warnings.push_back(cat(origin, ": aggregated events (num_occurrences) have no time; skipped"));
+  if (past_host_limit && a.dropped_host_plane()) {
+    if (plan != nullptr) plan->hosts_past_limit = true;
+    trace->warnings.push_back(cat(origin, ": host timelines not read, so no host activity in idle gaps: the XSpace is "
+                                  "past ", options.max_xplane_bytes_with_hosts,
+                                  " bytes, the limit that --max-xplane-bytes-with-hosts raises "
+                                  "(TraceReadOptions::max_xplane_bytes_with_hosts)"));
+  }
   if (planes.empty())
     return absl::DataLossError(cat(origin, ": no XPlane in the file; not an XSpace profile"));
   return trace;

@@ -46,6 +46,19 @@ def test_fields_are_the_json_figures(cli, traces):
             assert d["busy_s"] == pytest.approx(d["compute_s"] + d["collective_s"] + d["data_movement_s"], rel=1e-9)
 
 
+def test_host_timelines_past_the_size_limit(cli, traces):
+    # The example's 863 kB TPU host XSpace past a 100 kB limit: read without
+    # its host timelines, as the CLI's --max-xplane-bytes-with-hosts reads it.
+    profile = traces[0]
+    s = roofline.stats(profile, max_xplane_bytes_with_hosts=100_000)
+    assert s.to_json() == cli_stats(cli, profile, "--max-xplane-bytes-with-hosts", 100_000)
+    assert any("host timelines not read" in w for w in s.warnings)
+    assert all(not g["host"] for d in s.devices for g in d["idle_gaps"])
+    assert any(g["host"] for d in roofline.stats(profile).devices for g in d["idle_gaps"])
+    with pytest.raises(ValueError, match="max_xplane_bytes_with_hosts"):
+        roofline.stats(profile, max_xplane_bytes_with_hosts=0)
+
+
 def test_pandas(traces, monkeypatch):
     pandas = pytest.importorskip("pandas")
     s = roofline.stats(traces[0])

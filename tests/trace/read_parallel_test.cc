@@ -181,3 +181,29 @@ TEST_CASE("cli: stats takes several traces and patterns, and --jobs") {
   CHECK_THAT(nomatch.err, Catch::Contains("host*.xplane.pb: no file matches the pattern"));
   fs::remove_all(root);
 }
+
+TEST_CASE("cli: stats of host files past --max-xplane-bytes-with-hosts says so once, naming the files") {
+  const fs::path root = fresh_temp_dir("parallel_test", "past_hosts");
+  const fs::path example =
+      fs::path(ROOFLINE_SOURCE_DIR) / "examples/profiles/tpu_v6e_x4_inference_2.xplane.pb";  // 863 kB
+  for (const char* host : {"host0", "host1", "host2", "host3", "host4"})
+    fs::copy_file(example, root / (std::string(host) + ".xplane.pb"));
+  auto past = run_cli("stats '" + root.string() + "' --max-xplane-bytes-with-hosts 100000");
+  REQUIRE(past.exit_code == 0);
+  CHECK_THAT(past.out, Catch::Contains("xplane (5 files); 20 devices (20 with ops), 0 host timelines"));
+  const std::string said =
+      "warning: host timelines not read, so no host activity in idle gaps: the XSpace is past 100000 bytes, the "
+      "limit that --max-xplane-bytes-with-hosts raises (TraceReadOptions::max_xplane_bytes_with_hosts); in 5 files: " +
+      (root / "host0.xplane.pb").string() + ", " + (root / "host1.xplane.pb").string() + ", " +
+      (root / "host2.xplane.pb").string() + " and 2 more\n";
+  CHECK_THAT(past.out, Catch::Contains(said));
+  CHECK(past.out.find("host timelines not read") == past.out.rfind("host timelines not read"));
+  // Under the limit (the default), the host timelines are read.
+  auto read = run_cli("stats '" + root.string() + "'");
+  REQUIRE(read.exit_code == 0);
+  CHECK_THAT(read.out, Catch::Contains("xplane (5 files); 20 devices (20 with ops), 5 host timelines"));
+  CHECK(read.out.find("host timelines not read") == std::string::npos);
+  auto zero = run_cli("stats '" + root.string() + "' --max-xplane-bytes-with-hosts 0");
+  CHECK(zero.exit_code == 2);
+  fs::remove_all(root);
+}

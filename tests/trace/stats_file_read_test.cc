@@ -88,22 +88,22 @@ std::string as_stats(const Trace& t, const detail::StatsParts& p) {
 
 // The two reads' statistics against the whole read's; returns how many host
 // events the statistics' read kept, and the whole read's.
-std::pair<std::size_t, std::size_t> check_as_whole(const std::string& path) {
+std::pair<std::size_t, std::size_t> check_as_whole(const std::string& path, const TraceReadOptions& options = {}) {
   INFO(path);
-  auto whole = read_trace(path);
+  auto whole = read_trace(path, options);
   REQUIRE(whole.ok());
-  auto fast = detail::read_file_stats(path, {}, {}, false);
+  auto fast = detail::read_file_stats(path, options, {}, false);
   REQUIRE(fast.ok());
   CHECK(as_stats(fast->trace, fast->parts) == to_json(*whole, compute_op_stats(*whole), SIZE_MAX).dump());
   // As one of several files: named by the file's stem first.
-  auto fast_stem = detail::read_file_stats(path, {}, {}, true);
+  auto fast_stem = detail::read_file_stats(path, options, {}, true);
   REQUIRE(fast_stem.ok());
   CHECK(as_partial(fast_stem->trace, fast_stem->parts) == stats_partial_json(stats_partial(*whole)));
   // And through the public entry points.
-  auto partial = stats_partial_of_traces({path});
+  auto partial = stats_partial_of_traces({path}, options);
   REQUIRE(partial.ok());
   CHECK(stats_partial_json(*partial) == stats_partial_json(stats_partial(*whole)));
-  auto read = read_trace_stats({path});
+  auto read = read_trace_stats({path}, options);
   REQUIRE(read.ok());
   CHECK(to_json(read->trace, read->stats, SIZE_MAX).dump() ==
         to_json(*whole, compute_op_stats(*whole), SIZE_MAX).dump());
@@ -243,6 +243,53 @@ TEST_CASE("stats read: the whole read where the two reads could differ from it")
   check_as_whole(cpu.path.string());
 }
 
+TEST_CASE("stats read: an XSpace past max_xplane_bytes_with_hosts is read once, without host timelines") {
+  const std::string bytes = xspace({tpu(), host()});
+  TempFile f("past.xplane.pb", bytes);
+  TraceReadOptions past;
+  past.max_xplane_bytes_with_hosts = bytes.size() - 1;
+  // Read whole or for the statistics, alone or as a partial: the same, and
+  // no host event.
+  CHECK(check_as_whole(f.path.string(), past) == std::pair<std::size_t, std::size_t>{0, 0});
+  auto whole = read_trace(f.path.string(), past);
+  REQUIRE(whole.ok());
+  CHECK(whole->hosts.empty());
+  REQUIRE(whole->warnings.size() == 1);
+  CHECK(whole->warnings[0] == f.path.string() + ": host timelines not read, so no host activity in idle gaps: the "
+                                                "XSpace is past " + std::to_string(bytes.size() - 1) +
+                                  " bytes, the limit that --max-xplane-bytes-with-hosts raises "
+                                  "(TraceReadOptions::max_xplane_bytes_with_hosts)");
+  // Its devices are those of a read without host timelines.
+  TraceReadOptions no_hosts;
+  no_hosts.host_timelines = false;
+  auto lean = read_trace(f.path.string(), no_hosts);
+  REQUIRE(lean.ok());
+  CHECK(lean->warnings.empty());
+  REQUIRE(lean->devices.size() == whole->devices.size());
+  CHECK(lean->devices[0].events.size() == whole->devices[0].events.size());
+  auto stats = detail::read_file_stats(f.path.string(), past, {}, false);
+  REQUIRE(stats.ok());
+  for (const IdleGap& g : stats->parts.devices.at(0).idle_gaps) CHECK(g.host.empty());
+  // At the limit, the host is read.
+  TraceReadOptions at;
+  at.max_xplane_bytes_with_hosts = bytes.size();
+  CHECK(check_as_whole(f.path.string(), at) == std::pair<std::size_t, std::size_t>{3, 4});
+  // Without a device plane the host's threads are the devices: read.
+  const std::string cpu_bytes = xspace({host()});
+  TempFile cpu("cpu_past.xplane.pb", cpu_bytes);
+  TraceReadOptions cpu_past;
+  cpu_past.max_xplane_bytes_with_hosts = 1;
+  auto cpu_read = read_trace(cpu.path.string(), cpu_past);
+  REQUIRE(cpu_read.ok());
+  CHECK(cpu_read->warnings.empty());
+  CHECK(cpu_read->hosts.size() == 1);
+  check_as_whole(cpu.path.string(), cpu_past);
+  // The limit is the inflated XSpace's for a .gz.
+  TempFile gz("past.xplane.pb.gz", gzip_of(bytes));
+  CHECK(check_as_whole(gz.path.string(), past) == std::pair<std::size_t, std::size_t>{0, 0});
+  CHECK(check_as_whole(gz.path.string(), at) == std::pair<std::size_t, std::size_t>{4, 4});
+}
+
 TEST_CASE("stats read: an op both a host and a device event name is read whole") {
   // "b" on the host (XLA's flops 100) and on the TPU (flops 200): one op to
   // a whole read, interned from the plane that comes first, so its figures
@@ -334,5 +381,12 @@ TEST_CASE("stats read: real profiles, the whole read's figures from a fraction o
       CHECK(all == 19270);
       CHECK(kept < all / 2);
     }
+    // Past the limit of host timelines, alike: no host event where a device
+    // plane is (all of them but the XLA:CPU profile).
+    TraceReadOptions past;
+    past.max_xplane_bytes_with_hosts = 1;
+    auto [kept_past, all_past] = check_as_whole(p, past);
+    CHECK(kept_past == all_past);
+    if (p.find("jax_cpu8") == std::string::npos) CHECK(all_past == 0);
   }
 }

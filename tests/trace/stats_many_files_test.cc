@@ -29,14 +29,17 @@ std::string rendered(const Trace& t, const TraceStats& s) {
   return to_json(t, s, s.ops.size()).dump() + "\n" + to_csv(s, s.ops.size());
 }
 
-std::string one_pass(const std::vector<std::string>& inputs, const OpStatsOptions& options = {}) {
-  auto t = read_traces(inputs);
+std::string one_pass(const std::vector<std::string>& inputs, const OpStatsOptions& options = {},
+                     TraceReadOptions read = {}) {
+  auto t = read_traces(inputs, read);
   REQUIRE(t.ok());
   return rendered(*t, compute_op_stats(*t, options));
 }
 
-std::string by_partials(const std::vector<std::string>& inputs, unsigned jobs, const OpStatsOptions& options = {}) {
-  auto r = read_trace_stats(inputs, {.jobs = jobs}, options);
+std::string by_partials(const std::vector<std::string>& inputs, unsigned jobs, const OpStatsOptions& options = {},
+                        TraceReadOptions read = {}) {
+  read.jobs = jobs;
+  auto r = read_trace_stats(inputs, read, options);
   REQUIRE(r.ok());
   return rendered(r->trace, r->stats);
 }
@@ -61,6 +64,31 @@ TEST_CASE("many files: read through their partials, the statistics are one pass'
     const OpStatsOptions only0{.device_id = 0};
     CHECK(by_partials(in, 2, only0) == one_pass(in, only0));
   }
+}
+
+TEST_CASE("many files: an XSpace past max_xplane_bytes_with_hosts is one pass's among others, and merges exactly") {
+  const std::string example = std::string(ROOFLINE_SOURCE_DIR) + "/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb";
+  const std::string cpu = test_data("trace/jax_cpu8.xplane.pb").string();
+  // The TPU host file (863 kB) past the limit, the XLA:CPU one (no device
+  // plane: its threads are the devices) read as ever.
+  TraceReadOptions past;
+  past.max_xplane_bytes_with_hosts = 100'000;
+  const std::vector<std::string> in = {cpu, example};
+  const std::string expected = one_pass(in, {}, past);
+  CHECK(expected != one_pass(in));  // the TPU's gaps lose their host activity
+  CHECK(by_partials(in, 1, {}, past) == expected);
+  CHECK(by_partials(in, 2, {}, past) == expected);
+  // Partials of each file, merged: the same.
+  std::vector<StatsPartial> parts;
+  for (const std::string& f : in) {
+    auto p = stats_partial_of_traces({f}, past);
+    REQUIRE(p.ok());
+    parts.push_back(std::move(*p));
+  }
+  auto merged = merge_partials(parts);
+  REQUIRE(merged.ok());
+  CHECK(rendered(trace_outline(*merged), finish_stats(*merged)) == expected);
+  CHECK_THAT(expected, Catch::Contains("host timelines not read"));
 }
 
 TEST_CASE("many files: a directory with a file that is no trace and a pattern, as one read says them") {
