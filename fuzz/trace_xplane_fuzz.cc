@@ -4,8 +4,8 @@
 // host events where a device plane exists, must agree with the full read
 // on what it reads; and the statistics' two partial reads (devices, then
 // only the host events in the devices' idle gaps) must give the whole
-// read's statistics to the bit (below); and a read past the size limit of
-// host timelines must be the read without them.
+// read's statistics to the bit (below); and a read whose host planes are
+// past the limit of host timelines must be the read without them.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -93,18 +93,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (with_stats != s.devices.size()) std::abort();
 
-  // Past max_xplane_bytes_with_hosts (0: every XSpace) a read is the lean
-  // one, with a warning that says so where a host plane went unread; the
+  // Host planes past host_timelines_up_to_bytes (0: any host plane) beside
+  // a device plane: the read is the lean one, with one more warning, which
+  // is given exactly when the full read had host timelines to drop; the
   // statistics' reads of it are that read's.
   roofline::TraceReadOptions past_options;
-  past_options.max_xplane_bytes_with_hosts = 0;
+  past_options.host_timelines_up_to_bytes = 0;
   auto past = roofline::parse_xplane(bytes, "fuzz.xplane.pb", past_options);
   if (!past.ok()) std::abort();  // the lean read succeeded
   {
     roofline::Trace unwarned = *past;
-    if (unwarned.warnings.size() == lean->warnings.size() + 1 &&
-        unwarned.warnings.back().find("host timelines not read") != std::string::npos)
-      unwarned.warnings.pop_back();
+    const bool warned = !unwarned.warnings.empty() &&
+                        unwarned.warnings.back().find("host timelines not read") != std::string::npos;
+    if (warned) unwarned.warnings.pop_back();
+    if (trace.ok() && warned != (has_device_plane(*trace) && !trace->hosts.empty())) std::abort();
     if (roofline::to_json(unwarned, roofline::compute_op_stats(unwarned), SIZE_MAX).dump() !=
         roofline::to_json(*lean, s, SIZE_MAX).dump())
       std::abort();

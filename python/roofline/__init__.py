@@ -48,7 +48,7 @@ from roofline._core import (  # noqa: F401  planning: ops on meshes, plan, calib
     plan,
     read_calibration,
 )
-from roofline._report import Report, ReportSummary, Stats, report, stats  # noqa: F401
+from roofline._report import STATS_HOST_TIMELINES_UP_TO_BYTES, Report, ReportSummary, Stats, report, stats  # noqa: F401
 from roofline._report import StatsPartial, merge_partials, read_partial, stats_partial  # noqa: F401  docs/partials.md
 from roofline import torch  # noqa: F401,E402  (roofline.torch.report; never imports torch)
 

@@ -28,14 +28,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 # The read options of roofline::TraceReadOptions, as keyword arguments (the
 # CLI's --max-events, --max-ops, --max-inflated-bytes, --max-decompressed-bytes,
 # --jobs).
-READ_LIMITS = (
-    "max_events",
-    "max_ops",
-    "max_inflated_bytes",
-    "max_decompressed_bytes",
-    "max_xplane_bytes_with_hosts",
-    "jobs",
-)
+READ_LIMITS = ("max_events", "max_ops", "max_inflated_bytes", "max_decompressed_bytes", "jobs")
 
 
 def _read_limits(given: dict) -> dict:
@@ -303,8 +296,7 @@ def report(path: PathLike, chip=None, target_chip=None, hlo=None, calibration=No
     or a file `roofline calibrate` wrote; its
     entries for the chip and the what-if chip are used.
     device: only the device with this id (default: all, times summed).
-    read_limits: max_events, max_ops, max_inflated_bytes, max_decompressed_bytes,
-    max_xplane_bytes_with_hosts, jobs.
+    read_limits: max_events, max_ops, max_inflated_bytes, max_decompressed_bytes, jobs.
 
     Raises FileNotFoundError for a file that is not there, ValueError for
     anything else (a damaged trace: the file and the byte offset or line:col).
@@ -313,10 +305,26 @@ def report(path: PathLike, chip=None, target_chip=None, hlo=None, calibration=No
                                      calibration=calibration, device=device, **_read_limits(read_limits)))
 
 
-def stats(path: PathLike, device: Optional[int] = None, **read_limits: Any) -> Stats:
+# What roofline stats reads host timelines up to (--host-timelines-up-to).
+STATS_HOST_TIMELINES_UP_TO_BYTES = _core.STATS_HOST_TIMELINES_UP_TO_BYTES
+
+
+def stats(
+    path: PathLike,
+    device: Optional[int] = None,
+    host_timelines_up_to_bytes: Optional[int] = STATS_HOST_TIMELINES_UP_TO_BYTES,
+    **read_limits: Any,
+) -> Stats:
     """What the trace at `path` spent its time on, per device and per op, as
-    `roofline stats` computes it. Errors as report()."""
-    return Stats(_core.trace_stats(path, device=device, **_read_limits(read_limits)))
+    `roofline stats` computes it. host_timelines_up_to_bytes: an XSpace with
+    device planes whose host planes hold more is read without its host
+    timelines (`--host-timelines-up-to`; None reads them always). Errors as
+    report()."""
+    return Stats(
+        _core.trace_stats(
+            path, device=device, host_timelines_up_to_bytes=host_timelines_up_to_bytes, **_read_limits(read_limits)
+        )
+    )
 
 
 def _inputs(path) -> list:
@@ -361,14 +369,27 @@ class StatsPartial:
         return f"<roofline.StatsPartial {self.source!r}: {len(self._core.files)} files>"
 
 
-def stats_partial(path: PathLike, device: Optional[int] = None, **read_limits: Any) -> StatsPartial:
+def stats_partial(
+    path: PathLike,
+    device: Optional[int] = None,
+    host_timelines_up_to_bytes: Optional[int] = STATS_HOST_TIMELINES_UP_TO_BYTES,
+    **read_limits: Any,
+) -> StatsPartial:
     """The partial statistics of the trace(s) at `path` (inputs as
     roofline.stats takes them; several are read `jobs` at a time, each
     reduced to its partial and dropped): `roofline stats PATH... --partial`.
     device: only the device with this id (ValueError when none has op
     events). Errors as roofline.stats: FileNotFoundError for a file that is
-    not there, ValueError for anything else."""
-    return StatsPartial(_core.stats_partial(_inputs(path), device=device, **_read_limits(read_limits)))
+    not there, ValueError for anything else. host_timelines_up_to_bytes as
+    roofline.stats."""
+    return StatsPartial(
+        _core.stats_partial(
+            _inputs(path),
+            device=device,
+            host_timelines_up_to_bytes=host_timelines_up_to_bytes,
+            **_read_limits(read_limits),
+        )
+    )
 
 
 def merge_partials(parts: Iterable[StatsPartial]) -> StatsPartial:

@@ -94,17 +94,17 @@ void bind_partials(nb::module_& m) {
 
   m.def(
       "stats_partial",
-      [](const std::vector<std::string>& inputs, std::optional<int> device, std::optional<std::uint64_t> max_events,
+      [](const std::vector<std::string>& inputs, std::optional<int> device,
+         std::optional<std::uint64_t> host_timelines_up_to_bytes, std::optional<std::uint64_t> max_events,
          std::optional<std::uint64_t> max_ops, std::optional<std::uint64_t> max_inflated_bytes,
-         std::optional<std::uint64_t> max_decompressed_bytes,
-         std::optional<std::uint64_t> max_xplane_bytes_with_hosts, std::optional<int> jobs) {
-        return make_partial(inputs, device,
-                            read_options(max_events, max_ops, max_inflated_bytes, max_decompressed_bytes,
-                                         max_xplane_bytes_with_hosts, jobs));
+         std::optional<std::uint64_t> max_decompressed_bytes, std::optional<int> jobs) {
+        TraceReadOptions read = read_options(max_events, max_ops, max_inflated_bytes, max_decompressed_bytes, jobs);
+        read.host_timelines_up_to_bytes = host_timelines_up_to_bytes;
+        return make_partial(inputs, device, read);
       },
-      "inputs"_a, "device"_a = nb::none(), "max_events"_a = nb::none(), "max_ops"_a = nb::none(),
-      "max_inflated_bytes"_a = nb::none(), "max_decompressed_bytes"_a = nb::none(),
-      "max_xplane_bytes_with_hosts"_a = nb::none(), "jobs"_a = nb::none(),
+      "inputs"_a, "device"_a = nb::none(), "host_timelines_up_to_bytes"_a.none() = kStatsHostTimelinesUpToBytes,
+      "max_events"_a = nb::none(), "max_ops"_a = nb::none(),
+      "max_inflated_bytes"_a = nb::none(), "max_decompressed_bytes"_a = nb::none(), "jobs"_a = nb::none(),
       "roofline.stats_partial without the Python conveniences: inputs are paths or patterns (str).");
 
   m.def(

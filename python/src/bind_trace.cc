@@ -181,33 +181,30 @@ void bind_trace(nb::module_& m) {
       [](const nb::handle& path, const Chip* chip, const Chip* target_chip, const std::vector<std::string>& hlo,
          const nb::object& calibration, std::optional<int> device, std::optional<std::uint64_t> max_events,
          std::optional<std::uint64_t> max_ops, std::optional<std::uint64_t> max_inflated_bytes,
-         std::optional<std::uint64_t> max_decompressed_bytes,
-         std::optional<std::uint64_t> max_xplane_bytes_with_hosts, std::optional<int> jobs) {
+         std::optional<std::uint64_t> max_decompressed_bytes, std::optional<int> jobs) {
         return make_trace_report(path, chip, target_chip, hlo, calibration, device,
-                                 read_options(max_events, max_ops, max_inflated_bytes, max_decompressed_bytes,
-                                              max_xplane_bytes_with_hosts, jobs));
+                                 read_options(max_events, max_ops, max_inflated_bytes, max_decompressed_bytes, jobs));
       },
       "path"_a, "chip"_a.none() = nb::none(), "target_chip"_a.none() = nb::none(),
       "hlo"_a = std::vector<std::string>{}, "calibration"_a = nb::none(), "device"_a = nb::none(),
       "max_events"_a = nb::none(), "max_ops"_a = nb::none(), "max_inflated_bytes"_a = nb::none(),
-      "max_decompressed_bytes"_a = nb::none(),
-      "max_xplane_bytes_with_hosts"_a = nb::none(), "jobs"_a = nb::none(),
-      "roofline.report without the Python conveniences.");
+      "max_decompressed_bytes"_a = nb::none(), "jobs"_a = nb::none(), "roofline.report without the Python conveniences.");
 
   m.def(
       "trace_stats",
-      [](const nb::handle& path, std::optional<int> device, std::optional<std::uint64_t> max_events,
-         std::optional<std::uint64_t> max_ops, std::optional<std::uint64_t> max_inflated_bytes,
-         std::optional<std::uint64_t> max_decompressed_bytes,
-         std::optional<std::uint64_t> max_xplane_bytes_with_hosts, std::optional<int> jobs) {
-        return make_trace_stats(path, device,
-                                read_options(max_events, max_ops, max_inflated_bytes, max_decompressed_bytes,
-                                             max_xplane_bytes_with_hosts, jobs));
+      [](const nb::handle& path, std::optional<int> device, std::optional<std::uint64_t> host_timelines_up_to_bytes,
+         std::optional<std::uint64_t> max_events, std::optional<std::uint64_t> max_ops,
+         std::optional<std::uint64_t> max_inflated_bytes, std::optional<std::uint64_t> max_decompressed_bytes,
+         std::optional<int> jobs) {
+        TraceReadOptions read = read_options(max_events, max_ops, max_inflated_bytes, max_decompressed_bytes, jobs);
+        read.host_timelines_up_to_bytes = host_timelines_up_to_bytes;
+        return make_trace_stats(path, device, read);
       },
-      "path"_a, "device"_a = nb::none(), "max_events"_a = nb::none(), "max_ops"_a = nb::none(),
-      "max_inflated_bytes"_a = nb::none(), "max_decompressed_bytes"_a = nb::none(),
-      "max_xplane_bytes_with_hosts"_a = nb::none(), "jobs"_a = nb::none(),
+      "path"_a, "device"_a = nb::none(), "host_timelines_up_to_bytes"_a.none() = kStatsHostTimelinesUpToBytes,
+      "max_events"_a = nb::none(), "max_ops"_a = nb::none(), "max_inflated_bytes"_a = nb::none(),
+      "max_decompressed_bytes"_a = nb::none(), "jobs"_a = nb::none(),
       "roofline.stats without the Python conveniences.");
+  m.attr("STATS_HOST_TIMELINES_UP_TO_BYTES") = kStatsHostTimelinesUpToBytes;
 }
 
 }  // namespace roofline::python

@@ -46,8 +46,7 @@ nb::object to_python(const Json& j) {
 
 TraceReadOptions read_options(std::optional<std::uint64_t> max_events, std::optional<std::uint64_t> max_ops,
                               std::optional<std::uint64_t> max_inflated_bytes,
-                              std::optional<std::uint64_t> max_decompressed_bytes,
-                              std::optional<std::uint64_t> max_xplane_bytes_with_hosts, std::optional<int> jobs) {
+                              std::optional<std::uint64_t> max_decompressed_bytes, std::optional<int> jobs) {
   TraceReadOptions o;
   if (jobs) {
     if (*jobs < 1) throw nb::value_error("jobs: expected a positive number of threads");
@@ -62,7 +61,6 @@ TraceReadOptions read_options(std::optional<std::uint64_t> max_events, std::opti
   take("max_ops", max_ops, o.max_ops);
   take("max_inflated_bytes", max_inflated_bytes, o.max_inflated_bytes);
   take("max_decompressed_bytes", max_decompressed_bytes, o.max_decompressed_bytes);
-  take("max_xplane_bytes_with_hosts", max_xplane_bytes_with_hosts, o.max_xplane_bytes_with_hosts);
   return o;
 }
 

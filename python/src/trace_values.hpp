@@ -32,8 +32,7 @@ nanobind::object to_python(const Json& j);
 // library's default; zero or less raises ValueError naming the keyword.
 TraceReadOptions read_options(std::optional<std::uint64_t> max_events, std::optional<std::uint64_t> max_ops,
                               std::optional<std::uint64_t> max_inflated_bytes,
-                              std::optional<std::uint64_t> max_decompressed_bytes,
-                              std::optional<std::uint64_t> max_xplane_bytes_with_hosts, std::optional<int> jobs);
+                              std::optional<std::uint64_t> max_decompressed_bytes, std::optional<int> jobs);
 
 // The input a failed read names (errors begin with the file), so that a
 // missing one of several raises FileNotFoundError as a single one does;

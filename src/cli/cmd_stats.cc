@@ -2,6 +2,7 @@
 // and per op, like a profiler's overview and HLO Op Stats pages.
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -159,15 +160,21 @@ void print_warnings(const Trace& t) {
   };
   std::vector<Said> said;
   for (const std::string& w : t.warnings) {
-    const auto file = std::find_if(t.files.begin(), t.files.end(), [&](const std::string& f) {
-      return w.size() > f.size() + 2 && w.compare(0, f.size(), f) == 0 && w.compare(f.size(), 2, ": ") == 0;
-    });
+    // The longest file name the warning begins with (names may hold ": ").
+    auto file = t.files.end();
+    for (auto f = t.files.begin(); f != t.files.end(); ++f)
+      if (w.size() > f->size() + 2 && w.compare(0, f->size(), *f) == 0 && w.compare(f->size(), 2, ": ") == 0 &&
+          (file == t.files.end() || f->size() > file->size()))
+        file = f;
     if (file == t.files.end()) {
       said.push_back({w, {}});
       continue;
     }
     const std::string rest = w.substr(file->size() + 2);
     auto it = std::find_if(said.begin(), said.end(), [&](const Said& s) { return !s.files.empty() && s.message == rest; });
+    // A file that says one thing twice says it twice, as it did.
+    if (it != said.end() && std::find(it->files.begin(), it->files.end(), *file) != it->files.end())
+      it = said.end();
     if (it == said.end()) said.push_back({rest, {*file}});
     else it->files.push_back(*file);
   }
@@ -299,6 +306,10 @@ int run_stats(const Args& args) {
 
   auto read_options = trace_read_options(args);
   if (!read_options.ok()) return fail(read_options.status());
+  auto host_bytes = args.get_int("host-timelines-up-to", static_cast<long long>(kStatsHostTimelinesUpToBytes),
+                                 IntRange{0, std::numeric_limits<long long>::max()});
+  if (!host_bytes.ok()) return fail(host_bytes.status());
+  read_options->host_timelines_up_to_bytes = static_cast<std::uint64_t>(*host_bytes);
   // Several files go through their partials: one file's trace held per job.
   ProgressLine line(*read_options);
   if (args.has("partial")) {
@@ -344,13 +355,19 @@ int run_merge(const Args& args) {
 
 ROOFLINE_CLI_COMMAND({
     .name = "stats",
-    .usage = "roofline stats TRACE... [--jobs N] [--device N] [--top N] [--format text|json|csv] [--partial [-o FILE]]",
+    .usage = "roofline stats TRACE... [--jobs N] [--device N] [--top N] [--format text|json|csv] [--partial [-o FILE]] "
+             "[--host-timelines-up-to BYTES]",
     .summary = "Op statistics of a measured trace (.xplane.pb, trace JSON, PyTorch trace, or a profile directory; several, or glob patterns, as the hosts of one job).",
     .options = with_read_limits({{"device", "N", "only devices with this id (TPU:N, GPU N)"},
                                  {"top", "N", "ops listed (default 20 in text, all in json/csv)"},
                                  {"format", "text|json|csv", "output format (default text)"},
                                  {"partial", "", "write partial statistics that roofline merge combines (docs/partials.md)"},
-                                 {"output", "FILE", "with --partial: write it to FILE instead of stdout", "o"}}),
+                                 {"output", "FILE", "with --partial: write it to FILE instead of stdout", "o"},
+                                 {"host-timelines-up-to", "BYTES",
+                                  detail::cat("read an XSpace's host timelines (host activity in idle gaps) only "
+                                              "while its host planes hold at most BYTES, if it has device planes "
+                                              "(default ",
+                                              kStatsHostTimelinesUpToBytes, ")")}}),
     .run = run_stats,
 });
 

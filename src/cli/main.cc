@@ -19,11 +19,12 @@ std::vector<Command>& mutable_commands() {
 void print_help(const Command& c) {
   std::printf("usage: %s\n\n%s\n", c.usage.c_str(), c.summary.c_str());
   if (!c.options.empty()) std::printf("\noptions:\n");
-  for (const OptionSpec& o : c.options) {
-    std::string left = "--" + o.name + (o.value_name.empty() ? "" : " " + o.value_name);
-    std::printf("  %-28s %s\n", left.c_str(), o.help.c_str());
-  }
-  std::printf("  %-28s %s\n", "--help", "show this help");
+  auto left = [](const OptionSpec& o) { return "--" + o.name + (o.value_name.empty() ? "" : " " + o.value_name); };
+  // One column for the options' help, past the longest option.
+  int width = 28;
+  for (const OptionSpec& o : c.options) width = std::max(width, static_cast<int>(left(o).size()));
+  for (const OptionSpec& o : c.options) std::printf("  %-*s %s\n", width, left(o).c_str(), o.help.c_str());
+  std::printf("  %-*s %s\n", width, "--help", "show this help");
 }
 
 void print_overview() {

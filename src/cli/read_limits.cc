@@ -23,9 +23,6 @@ std::vector<OptionSpec> with_read_limits(std::vector<OptionSpec> options) {
            ")")},
       {"max-decompressed-bytes", "N",
        cat("gunzipped bytes streamed from a .json.gz (default ", d.max_decompressed_bytes, ")")},
-      {"max-xplane-bytes-with-hosts", "N",
-       cat("an .xplane.pb with device planes larger than this is read without host timelines (default ",
-           d.max_xplane_bytes_with_hosts, ")")},
       {"jobs", "N",
        "files of a directory or list read at once, each held parsed until merged (default: one per core)"},
   };
@@ -46,8 +43,7 @@ absl::StatusOr<TraceReadOptions> trace_read_options(const Args& args) {
   for (const auto& [name, field] : {std::pair<const char*, std::uint64_t*>{"max-events", &o.max_events},
                                     {"max-ops", &o.max_ops},
                                     {"max-inflated-bytes", &o.max_inflated_bytes},
-                                    {"max-decompressed-bytes", &o.max_decompressed_bytes},
-                                    {"max-xplane-bytes-with-hosts", &o.max_xplane_bytes_with_hosts}}) {
+                                    {"max-decompressed-bytes", &o.max_decompressed_bytes}}) {
     if (absl::Status s = take(name, *field); !s.ok()) return s;
   }
   if (args.has("jobs")) {

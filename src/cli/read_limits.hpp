@@ -1,9 +1,8 @@
 // The read limits of TraceReadOptions as command-line options, shared by the
 // commands that read a trace (stats, report): --max-events, --max-ops,
-// --max-inflated-bytes, --max-decompressed-bytes, --max-xplane-bytes-with-hosts
-// and --jobs (files read at once). A file past a limit fails with an error
-// that names the option that raises it; past the last, an XSpace is read
-// without its host timelines, with a warning that names it.
+// --max-inflated-bytes, --max-decompressed-bytes, and --jobs (files read at
+// once). A file past a limit fails with an error that names the option that
+// raises it.
 #pragma once
 
 #include <vector>

@@ -11,8 +11,8 @@
 // read saw; warnings the two reads do not both give (a host event naming
 // undefined metadata, or aggregated; so also a device plane's warnings,
 // which the host read cannot give: then three reads); an op both a host
-// and a device event name (join_hosts). An XSpace past
-// TraceReadOptions::max_xplane_bytes_with_hosts is read once, its host lines
+// and a device event name (join_hosts). An XSpace whose host planes are past
+// TraceReadOptions::host_timelines_up_to_bytes is read once, its host lines
 // unread, as a whole read of it is.
 #include "src/trace/stats_file_read.hpp"
 
@@ -94,8 +94,8 @@ absl::StatusOr<FileStats> stats_of_reads(const PlannedRead& read, const OpStatsO
   // read meets first (another read failed whole already: a stream can be
   // read once); a read that skipped nothing was whole.
   if (!devices.ok()) return devices_plan.entered ? whole() : devices.status();
-  // A file past TraceReadOptions::max_xplane_bytes_with_hosts is read whole
-  // without its host lines: the device read is that read.
+  // Host planes past TraceReadOptions::host_timelines_up_to_bytes: the
+  // whole read leaves their lines unread too, so the device read is it.
   if (!devices_plan.decoded || !devices_plan.host_lines_skipped || devices_plan.hosts_past_limit)
     return of_trace(std::move(*devices));
   if (by_stem) name_hosts_by_stem(*devices);

@@ -193,7 +193,6 @@ void XPlaneAssembler::begin_entity(const XPlaneView& p) {
   // three quarters of a TPU host's events (a pod host's profile: 6.6 M of
   // 9.2 M), dropped with the host timelines after the read anyway.
   st.drop_events = !reads_events(p.name);
-  if (st.kind.is_host && st.drop_events) dropped_host_plane_ = true;
   if (plan_ != nullptr && st.kind.is_host) {
     if (st.drop_events) plan_->host_lines_skipped = true;
     filters_ = !st.drop_events && plan_->host_windows.has_value();

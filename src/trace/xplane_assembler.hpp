@@ -84,9 +84,6 @@ class XPlaneAssembler {
   // does not look into its lines (nor take their timestamps into the time
   // base), and pass 2 has none to decode.
   bool reads_events(std::string_view plane_name) const;
-  // Whether a host plane's events were dropped (drops_host_events), once
-  // pass 2 has begun that plane.
-  bool dropped_host_plane() const { return dropped_host_plane_; }
 
   // Pass 2, planes in the order they were added.
   absl::Status begin_plane(std::size_t index);
@@ -159,7 +156,6 @@ class XPlaneAssembler {
   std::vector<std::string> hostnames_;
   absl::flat_hash_map<std::uint64_t, std::string> module_by_program_;
   bool has_device_plane_ = false;  // among the planes noted or added so far
-  bool dropped_host_plane_ = false;
   bool base_computed_ = false;
   std::int64_t base_ns_ = 0;
   std::unique_ptr<PlaneState> cur_;

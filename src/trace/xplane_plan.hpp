@@ -30,8 +30,8 @@ struct XPlaneReadPlan {
   bool entered = false;             // an XSpace decode began under it
   bool decoded = false;             // the plan was followed (an XSpace not gzip'd, decoded)
   bool host_lines_skipped = false;  // skip_host_lines skipped a plane's lines
-  // Host lines were not looked into because the XSpace is past
-  // TraceReadOptions::max_xplane_bytes_with_hosts: a whole read skips them too.
+  // Host lines were not looked into because the host planes are past
+  // TraceReadOptions::host_timelines_up_to_bytes: a whole read skips them too.
   bool hosts_past_limit = false;
   // Times count from the earliest line read, not from 0 (compute_time_base):
   // another read's lines may then give another origin.

@@ -631,16 +631,10 @@ absl::StatusOr<Trace> decode_xplane(std::string_view bytes, std::string_view ori
                                     const TraceReadOptions& options, MappedFile* release, XPlaneReadPlan* plan) {
   Decoder dec(bytes, std::string(origin));
   if (plan != nullptr) plan->entered = true;
-  // Past max_xplane_bytes_with_hosts the file is read as without host
-  // timelines (which, with a device plane, leaves its host lines unread).
-  const bool past_host_limit = options.host_timelines && bytes.size() > options.max_xplane_bytes_with_hosts;
-  TraceReadOptions read = options;
-  if (past_host_limit) read.host_timelines = false;
-  XPlaneAssembler a(std::string(origin), read, plan);
   if (bytes.empty()) return absl::DataLossError(cat(origin, ": empty file, not an XSpace"));
 
   std::vector<Span> planes;
-  std::vector<std::string_view> notes;
+  std::vector<std::string_view> notes, hostnames;
   {
     std::size_t pos = 0;
     Decoder::Field f;
@@ -649,13 +643,31 @@ absl::StatusOr<Trace> decode_xplane(std::string_view bytes, std::string_view ori
       if (f.number >= 1 && f.number <= 4) ROOFLINE_RETURN_IF_ERROR(dec.expect(f, kLen, "XSpace field"));
       if (f.number == 1) planes.push_back(f.payload);
       else if (f.number == 2 || f.number == 3) notes.push_back(dec.view(f.payload.begin, f.payload.end));
-      else if (f.number == 4) a.add_hostname(dec.view(f.payload.begin, f.payload.end));
+      else if (f.number == 4) hostnames.push_back(dec.view(f.payload.begin, f.payload.end));
     }
   }
+  std::vector<std::string_view> names(planes.size());
+  // Host planes past host_timelines_up_to_bytes, beside a device plane: read
+  // as without host timelines (their lines unread).
+  TraceReadOptions read = options;
+  bool past_host_limit = false;
+  if (options.host_timelines && options.host_timelines_up_to_bytes) {
+    std::uint64_t host_bytes = 0;
+    bool device_plane = false;
+    for (std::size_t i = 0; i < planes.size(); ++i) {
+      names[i] = dec.plane_name(planes[i]);
+      const PlaneKind k = classify_plane(names[i]);
+      if (k.is_host) host_bytes += planes[i].end - planes[i].begin;
+      device_plane = device_plane || (k.is_device && names[i] != "/host:metadata");
+    }
+    past_host_limit = device_plane && host_bytes > *options.host_timelines_up_to_bytes;
+    if (past_host_limit) read.host_timelines = false;
+  }
+  XPlaneAssembler a(std::string(origin), read, plan);
+  for (std::string_view h : hostnames) a.add_hostname(h);
   // Without host timelines, whether a device plane exists decides whether
   // host planes' events are read at all: known from the names before pass 1.
   // So does a plan's choice of planes.
-  std::vector<std::string_view> names(planes.size());
   if (!read.host_timelines || (plan != nullptr && (plan->skip_host_lines || plan->skip_device_lines)))
     for (std::size_t i = 0; i < planes.size(); ++i) a.note_plane_name(names[i] = dec.plane_name(planes[i]));
   std::vector<std::vector<Decoder::LineHeader>> lines(planes.size());
@@ -685,12 +697,12 @@ absl::StatusOr<Trace> decode_xplane(std::string_view bytes, std::string_view ori
   for (std::string_view n : notes) trace->warnings.push_back(cat(origin, ": profiler says: ", n));
   if (aggregated)
     trace->warnings.push_back(cat(origin, ": aggregated events (num_occurrences) have no time; skipped"));
-  if (past_host_limit && a.dropped_host_plane()) {
+  if (past_host_limit) {
     if (plan != nullptr) plan->hosts_past_limit = true;
-    trace->warnings.push_back(cat(origin, ": host timelines not read, so no host activity in idle gaps: the XSpace is "
-                                  "past ", options.max_xplane_bytes_with_hosts,
-                                  " bytes, the limit that --max-xplane-bytes-with-hosts raises "
-                                  "(TraceReadOptions::max_xplane_bytes_with_hosts)"));
+    trace->warnings.push_back(cat(origin, ": host timelines not read: its host planes are past ",
+                                  *options.host_timelines_up_to_bytes,
+                                  " bytes (--host-timelines-up-to, TraceReadOptions::host_timelines_up_to_bytes), so "
+                                  "idle gaps show no host activity and host events go unchecked"));
   }
   if (planes.empty())
     return absl::DataLossError(cat(origin, ": no XPlane in the file; not an XSpace profile"));

@@ -46,17 +46,25 @@ def test_fields_are_the_json_figures(cli, traces):
             assert d["busy_s"] == pytest.approx(d["compute_s"] + d["collective_s"] + d["data_movement_s"], rel=1e-9)
 
 
-def test_host_timelines_past_the_size_limit(cli, traces):
-    # The example's 863 kB TPU host XSpace past a 100 kB limit: read without
-    # its host timelines, as the CLI's --max-xplane-bytes-with-hosts reads it.
+def test_host_timelines_past_the_size_limit(cli, traces, tmp_path):
+    # The example's TPU host plane past a 100 kB limit: read without its host
+    # timelines, as the CLI's --host-timelines-up-to reads it.
     profile = traces[0]
-    s = roofline.stats(profile, max_xplane_bytes_with_hosts=100_000)
-    assert s.to_json() == cli_stats(cli, profile, "--max-xplane-bytes-with-hosts", 100_000)
+    s = roofline.stats(profile, host_timelines_up_to_bytes=100_000)
+    assert s.to_json() == cli_stats(cli, profile, "--host-timelines-up-to", 100_000)
     assert any("host timelines not read" in w for w in s.warnings)
     assert all(not g["host"] for d in s.devices for g in d["idle_gaps"])
-    assert any(g["host"] for d in roofline.stats(profile).devices for g in d["idle_gaps"])
-    with pytest.raises(ValueError, match="max_xplane_bytes_with_hosts"):
-        roofline.stats(profile, max_xplane_bytes_with_hosts=0)
+    # The default is the CLI's (64 MiB, far above this host plane); None: no limit.
+    assert roofline.STATS_HOST_TIMELINES_UP_TO_BYTES == 64 << 20
+    for read in (roofline.stats(profile), roofline.stats(profile, host_timelines_up_to_bytes=None)):
+        assert read.to_json() == cli_stats(cli, profile)
+        assert any(g["host"] for d in read.devices for g in d["idle_gaps"])
+    # The partial too (its devices named after the file, as among several).
+    ps = roofline.stats_partial(profile, host_timelines_up_to_bytes=100_000).stats()
+    assert ps.warnings == s.warnings
+    assert all(not g["host"] for d in ps.devices for g in d["idle_gaps"])
+    full = roofline.stats_partial(profile).stats()
+    assert any(g["host"] for d in full.devices for g in d["idle_gaps"])
 
 
 def test_pandas(traces, monkeypatch):

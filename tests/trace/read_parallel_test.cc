@@ -17,6 +17,7 @@
 #include "roofline/trace/read.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
+#include "tests/trace/xspace_writer.hpp"
 
 using namespace roofline;
 using roofline::testing::run_cli;
@@ -182,18 +183,19 @@ TEST_CASE("cli: stats takes several traces and patterns, and --jobs") {
   fs::remove_all(root);
 }
 
-TEST_CASE("cli: stats of host files past --max-xplane-bytes-with-hosts says so once, naming the files") {
+TEST_CASE("cli: stats of host files past --host-timelines-up-to says so once, naming the files") {
   const fs::path root = fresh_temp_dir("parallel_test", "past_hosts");
   const fs::path example =
       fs::path(ROOFLINE_SOURCE_DIR) / "examples/profiles/tpu_v6e_x4_inference_2.xplane.pb";  // 863 kB
   for (const char* host : {"host0", "host1", "host2", "host3", "host4"})
     fs::copy_file(example, root / (std::string(host) + ".xplane.pb"));
-  auto past = run_cli("stats '" + root.string() + "' --max-xplane-bytes-with-hosts 100000");
+  auto past = run_cli("stats '" + root.string() + "' --host-timelines-up-to 100000");
   REQUIRE(past.exit_code == 0);
   CHECK_THAT(past.out, Catch::Contains("xplane (5 files); 20 devices (20 with ops), 0 host timelines"));
   const std::string said =
-      "warning: host timelines not read, so no host activity in idle gaps: the XSpace is past 100000 bytes, the "
-      "limit that --max-xplane-bytes-with-hosts raises (TraceReadOptions::max_xplane_bytes_with_hosts); in 5 files: " +
+      "warning: host timelines not read: its host planes are past 100000 bytes (--host-timelines-up-to, "
+      "TraceReadOptions::host_timelines_up_to_bytes), so idle gaps show no host activity and host events go "
+      "unchecked; in 5 files: " +
       (root / "host0.xplane.pb").string() + ", " + (root / "host1.xplane.pb").string() + ", " +
       (root / "host2.xplane.pb").string() + " and 2 more\n";
   CHECK_THAT(past.out, Catch::Contains(said));
@@ -203,7 +205,45 @@ TEST_CASE("cli: stats of host files past --max-xplane-bytes-with-hosts says so o
   REQUIRE(read.exit_code == 0);
   CHECK_THAT(read.out, Catch::Contains("xplane (5 files); 20 devices (20 with ops), 5 host timelines"));
   CHECK(read.out.find("host timelines not read") == std::string::npos);
-  auto zero = run_cli("stats '" + root.string() + "' --max-xplane-bytes-with-hosts 0");
-  CHECK(zero.exit_code == 2);
+  auto negative = run_cli("stats '" + root.string() + "' --host-timelines-up-to -1");
+  CHECK(negative.exit_code == 2);
+  fs::remove_all(root);
+}
+
+TEST_CASE("cli: stats reads host timelines up to 64 MiB of host planes by default") {
+  // A TPU and a host plane padded (an unknown field, which readers skip)
+  // to the default limit, then one byte past it.
+  const fs::path root = fresh_temp_dir("parallel_test", "default_limit");
+  roofline::testing::Pb ops;
+  ops.sint(1, 3).bytes(2, "XLA Ops").sint(3, 1000);
+  ops.msg(4, roofline::testing::event(1, 0, 1'000'000));
+  ops.msg(4, roofline::testing::event(1, 3'000'000, 1'000'000));
+  roofline::testing::Pb tpu;
+  tpu.sint(1, 2).bytes(2, "/device:TPU:0").msg(3, ops).msg(4, roofline::testing::event_metadata(1, "fusion.1"));
+  auto host = [](std::size_t plane_bytes) {
+    roofline::testing::Pb thread;
+    thread.sint(1, 7).bytes(2, "python/12").sint(3, 0).msg(4, roofline::testing::event(1, 0, 4'000'000));
+    roofline::testing::Pb p;
+    p.sint(1, 9).bytes(2, "/host:CPU").msg(3, thread).msg(4, roofline::testing::event_metadata(1, "PjitFunction(f)"));
+    // Field 15 with a 4-byte length: tag 1 byte, length 4, then the padding.
+    const std::size_t pad = plane_bytes - p.str().size() - 5;
+    return p.bytes(15, std::string(pad, 'x'));
+  };
+  for (const auto& [name, bytes] : {std::pair<const char*, std::size_t>{"at", std::size_t{64} << 20},
+                                    {"past", (std::size_t{64} << 20) + 1}}) {
+    const roofline::testing::Pb h = host(bytes);
+    REQUIRE(h.str().size() == bytes);
+    const fs::path file = root / (std::string(name) + ".xplane.pb");
+    std::ofstream(file, std::ios::binary) << roofline::testing::xspace({tpu, h});
+    auto r = run_cli("stats '" + file.string() + "' --format json");
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    const bool read = std::string(name) == "at";
+    CHECK(j["warnings"].size() == (read ? 0u : 1u));
+    // The gap between the two ops: what the host did then, where its
+  // timeline is read.
+    CHECK(j["devices"][0]["idle_gaps"][0]["host"].size() == (read ? 1u : 0u));
+    fs::remove(file);
+  }
   fs::remove_all(root);
 }

@@ -14,6 +14,7 @@
 #include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
 #include "roofline/trace/stats_partial.hpp"
+#include "src/trace/read_inputs.hpp"
 #include "src/trace/stats_file_read.hpp"
 #include "tests/test_support.hpp"
 #include "tests/trace/xspace_writer.hpp"
@@ -243,11 +244,12 @@ TEST_CASE("stats read: the whole read where the two reads could differ from it")
   check_as_whole(cpu.path.string());
 }
 
-TEST_CASE("stats read: an XSpace past max_xplane_bytes_with_hosts is read once, without host timelines") {
+TEST_CASE("stats read: host planes past host_timelines_up_to_bytes are read once, without host timelines") {
   const std::string bytes = xspace({tpu(), host()});
+  const std::uint64_t host_bytes = host().str().size();  // the host plane's payload
   TempFile f("past.xplane.pb", bytes);
   TraceReadOptions past;
-  past.max_xplane_bytes_with_hosts = bytes.size() - 1;
+  past.host_timelines_up_to_bytes = host_bytes - 1;
   // Read whole or for the statistics, alone or as a partial: the same, and
   // no host event.
   CHECK(check_as_whole(f.path.string(), past) == std::pair<std::size_t, std::size_t>{0, 0});
@@ -255,10 +257,10 @@ TEST_CASE("stats read: an XSpace past max_xplane_bytes_with_hosts is read once, 
   REQUIRE(whole.ok());
   CHECK(whole->hosts.empty());
   REQUIRE(whole->warnings.size() == 1);
-  CHECK(whole->warnings[0] == f.path.string() + ": host timelines not read, so no host activity in idle gaps: the "
-                                                "XSpace is past " + std::to_string(bytes.size() - 1) +
-                                  " bytes, the limit that --max-xplane-bytes-with-hosts raises "
-                                  "(TraceReadOptions::max_xplane_bytes_with_hosts)");
+  CHECK(whole->warnings[0] == f.path.string() + ": host timelines not read: its host planes are past " +
+                                  std::to_string(host_bytes - 1) +
+                                  " bytes (--host-timelines-up-to, TraceReadOptions::host_timelines_up_to_bytes), so "
+                                  "idle gaps show no host activity and host events go unchecked");
   // Its devices are those of a read without host timelines.
   TraceReadOptions no_hosts;
   no_hosts.host_timelines = false;
@@ -267,24 +269,47 @@ TEST_CASE("stats read: an XSpace past max_xplane_bytes_with_hosts is read once, 
   CHECK(lean->warnings.empty());
   REQUIRE(lean->devices.size() == whole->devices.size());
   CHECK(lean->devices[0].events.size() == whole->devices[0].events.size());
-  auto stats = detail::read_file_stats(f.path.string(), past, {}, false);
-  REQUIRE(stats.ok());
-  for (const IdleGap& g : stats->parts.devices.at(0).idle_gaps) CHECK(g.host.empty());
-  // At the limit, the host is read.
+  // The statistics take one read of it, not two.
+  int reads = 0;
+  auto once = detail::stats_of_reads(
+      [&](detail::XPlaneReadPlan* plan) {
+        ++reads;
+        return detail::read_file(f.path.string(), past, plan);
+      },
+      {}, false);
+  REQUIRE(once.ok());
+  CHECK(reads == 1);
+  for (const IdleGap& g : once->parts.devices.at(0).idle_gaps) CHECK(g.host.empty());
+  // At the limit, the host is read, in two reads; unset, too.
   TraceReadOptions at;
-  at.max_xplane_bytes_with_hosts = bytes.size();
+  at.host_timelines_up_to_bytes = host_bytes;
   CHECK(check_as_whole(f.path.string(), at) == std::pair<std::size_t, std::size_t>{3, 4});
+  reads = 0;
+  REQUIRE(detail::stats_of_reads(
+              [&](detail::XPlaneReadPlan* plan) {
+                ++reads;
+                return detail::read_file(f.path.string(), at, plan);
+              },
+              {}, false)
+              .ok());
+  CHECK(reads == 2);
+  CHECK(read_trace(f.path.string())->hosts.size() == 1);
   // Without a device plane the host's threads are the devices: read.
-  const std::string cpu_bytes = xspace({host()});
-  TempFile cpu("cpu_past.xplane.pb", cpu_bytes);
-  TraceReadOptions cpu_past;
-  cpu_past.max_xplane_bytes_with_hosts = 1;
-  auto cpu_read = read_trace(cpu.path.string(), cpu_past);
+  TempFile cpu("cpu_past.xplane.pb", xspace({host()}));
+  TraceReadOptions none;
+  none.host_timelines_up_to_bytes = 0;
+  auto cpu_read = read_trace(cpu.path.string(), none);
   REQUIRE(cpu_read.ok());
   CHECK(cpu_read->warnings.empty());
   CHECK(cpu_read->hosts.size() == 1);
-  check_as_whole(cpu.path.string(), cpu_past);
-  // The limit is the inflated XSpace's for a .gz.
+  check_as_whole(cpu.path.string(), none);
+  // The device plane's bytes do not count: a TPU with no host plane reads
+  // as ever under any limit.
+  TempFile tpu_only("tpu_only.xplane.pb", xspace({tpu()}));
+  auto tpu_read = read_trace(tpu_only.path.string(), none);
+  REQUIRE(tpu_read.ok());
+  CHECK(tpu_read->warnings.empty());
+  // A .gz is judged by its inflated planes.
   TempFile gz("past.xplane.pb.gz", gzip_of(bytes));
   CHECK(check_as_whole(gz.path.string(), past) == std::pair<std::size_t, std::size_t>{0, 0});
   CHECK(check_as_whole(gz.path.string(), at) == std::pair<std::size_t, std::size_t>{4, 4});
@@ -384,7 +409,7 @@ TEST_CASE("stats read: real profiles, the whole read's figures from a fraction o
     // Past the limit of host timelines, alike: no host event where a device
     // plane is (all of them but the XLA:CPU profile).
     TraceReadOptions past;
-    past.max_xplane_bytes_with_hosts = 1;
+    past.host_timelines_up_to_bytes = 0;
     auto [kept_past, all_past] = check_as_whole(p, past);
     CHECK(kept_past == all_past);
     if (p.find("jax_cpu8") == std::string::npos) CHECK(all_past == 0);

@@ -66,13 +66,13 @@ TEST_CASE("many files: read through their partials, the statistics are one pass'
   }
 }
 
-TEST_CASE("many files: an XSpace past max_xplane_bytes_with_hosts is one pass's among others, and merges exactly") {
+TEST_CASE("many files: host planes past host_timelines_up_to_bytes are one pass's among others, and merge exactly") {
   const std::string example = std::string(ROOFLINE_SOURCE_DIR) + "/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb";
   const std::string cpu = test_data("trace/jax_cpu8.xplane.pb").string();
-  // The TPU host file (863 kB) past the limit, the XLA:CPU one (no device
-  // plane: its threads are the devices) read as ever.
+  // The TPU host file's host plane past the limit, the XLA:CPU one (no
+  // device plane: its threads are the devices) read as ever.
   TraceReadOptions past;
-  past.max_xplane_bytes_with_hosts = 100'000;
+  past.host_timelines_up_to_bytes = 100'000;
   const std::vector<std::string> in = {cpu, example};
   const std::string expected = one_pass(in, {}, past);
   CHECK(expected != one_pass(in));  // the TPU's gaps lose their host activity

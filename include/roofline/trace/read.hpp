@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,15 +76,18 @@ struct TraceReadOptions {
   // lines read, so that event times may count from another origin than a
   // full read's where host lines are far from the device's.
   bool host_timelines = true;
-  // An XSpace with a device plane larger than this (its bytes, inflated for
-  // .gz) is read as though host_timelines were false, with a warning naming
-  // the limit. Its host planes are two thirds of a TPU host file's bytes,
-  // and what reads them (roofline stats: what the host did in each device's
+  // When set, an XSpace that has a device plane and whose host planes
+  // (/host:CPU) hold more than this many bytes is read as though
+  // host_timelines were false, with a warning that says so. Unset (the
+  // library's default): host timelines as host_timelines says. `roofline
+  // stats` sets kStatsHostTimelinesUpToBytes (roofline/trace/stats_partial.hpp):
+  // of a TPU host's profile the host planes are two thirds of the bytes,
+  // and what stats draws from them (what the host did in each device's
   // largest idle gaps) took 1.6x the time of a read without them on a
-  // 64-host pod (docs/traces.md, "A pod-scale profile"). The limit is per
+  // 64-host pod (docs/traces.md, "A pod-scale profile"). The test is per
   // file, so a file reads the same alone, among others or as a partial.
   // Without a device plane the host planes are the devices: read always.
-  std::uint64_t max_xplane_bytes_with_hosts = std::uint64_t{64} << 20;
+  std::optional<std::uint64_t> host_timelines_up_to_bytes = std::nullopt;
   // Files of a directory or a list read at once, one task per file; 0 is
   // std::thread::hardware_concurrency(). The result does not depend on it:
   // the parts are merged in file order. Memory: up to `jobs` parsed files

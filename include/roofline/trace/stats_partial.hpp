@@ -134,6 +134,14 @@ absl::StatusOr<StatsPartial> stats_partial_of_traces(const std::vector<std::stri
                                                      const TraceReadOptions& read = {},
                                                      const OpStatsOptions& options = {});
 
+// The TraceReadOptions::host_timelines_up_to_bytes that `roofline stats`
+// and Python roofline.stats and stats_partial read with unless told
+// otherwise (--host-timelines-up-to): an XSpace whose host planes hold more
+// (a TPU pod host's 280 MB profile: 175 MB) is read without its host
+// timelines, 1.6x faster (docs/traces.md, "A pod-scale profile"); every
+// single-host XSpace we have holds far less (the largest real one, 3 MB).
+inline constexpr std::uint64_t kStatsHostTimelinesUpToBytes = std::uint64_t{64} << 20;
+
 // The statistics of the inputs and what their renderers read as the trace.
 // One file: the trace, its devices whole, its host timelines with the
 // events the statistics read (of an XPlane with device planes, those that
