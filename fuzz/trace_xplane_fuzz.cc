@@ -104,7 +104,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   {
     roofline::Trace unwarned = *past;
     const bool warned = !unwarned.warnings.empty() &&
-                        unwarned.warnings.back().find("host timelines not read") != std::string::npos;
+                        unwarned.warnings.back().starts_with("fuzz.xplane.pb: host timelines not read: ");
     if (warned) unwarned.warnings.pop_back();
     if (trace.ok() && warned != (has_device_plane(*trace) && !trace->hosts.empty())) std::abort();
     if (roofline::to_json(unwarned, roofline::compute_op_stats(unwarned), SIZE_MAX).dump() !=
@@ -124,6 +124,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             .dump() != roofline::to_json(*past, roofline::compute_op_stats(*past), SIZE_MAX).dump())
       std::abort();
   }
+  // A bound no file reaches is no bound: the full read, to the bit.
+  roofline::TraceReadOptions unbounded_options;
+  unbounded_options.host_timelines_up_to_bytes = UINT64_MAX;
+  auto unbounded = roofline::parse_xplane(bytes, "fuzz.xplane.pb", unbounded_options);
+  if (unbounded.ok() != trace.ok() || (!trace.ok() && unbounded.status() != trace.status())) std::abort();
+  if (trace.ok() && roofline::to_json(*unbounded, roofline::compute_op_stats(*unbounded), SIZE_MAX).dump() !=
+                        roofline::to_json(*trace, roofline::compute_op_stats(*trace), SIZE_MAX).dump())
+    std::abort();
   if (!trace.ok()) return 0;
   if (lean->ops.size() > trace->ops.size() || lean->warnings.size() > trace->warnings.size() ||
       lean->devices.size() != trace->devices.size())

@@ -309,6 +309,17 @@ def report(path: PathLike, chip=None, target_chip=None, hlo=None, calibration=No
 STATS_HOST_TIMELINES_UP_TO_BYTES = _core.STATS_HOST_TIMELINES_UP_TO_BYTES
 
 
+def _host_bound(value: Any) -> Optional[int]:
+    # A byte count (1e12 taken, as the CLI takes it) or None (no bound).
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value >= 1 << 64:
+        raise ValueError(f"host_timelines_up_to_bytes: expected a byte count >= 0 or None, got {value!r}")
+    return value
+
+
 def stats(
     path: PathLike,
     device: Optional[int] = None,
@@ -322,7 +333,8 @@ def stats(
     report()."""
     return Stats(
         _core.trace_stats(
-            path, device=device, host_timelines_up_to_bytes=host_timelines_up_to_bytes, **_read_limits(read_limits)
+            path, device=device, host_timelines_up_to_bytes=_host_bound(host_timelines_up_to_bytes),
+            **_read_limits(read_limits),
         )
     )
 
@@ -386,7 +398,7 @@ def stats_partial(
         _core.stats_partial(
             _inputs(path),
             device=device,
-            host_timelines_up_to_bytes=host_timelines_up_to_bytes,
+            host_timelines_up_to_bytes=_host_bound(host_timelines_up_to_bytes),
             **_read_limits(read_limits),
         )
     )

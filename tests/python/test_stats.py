@@ -46,6 +46,10 @@ def test_fields_are_the_json_figures(cli, traces):
             assert d["busy_s"] == pytest.approx(d["compute_s"] + d["collective_s"] + d["data_movement_s"], rel=1e-9)
 
 
+def full_json(cli, trace):
+    return cli_stats(cli, trace, "--host-timelines-up-to", "1e12")
+
+
 def test_host_timelines_past_the_size_limit(cli, traces, tmp_path):
     # The example's TPU host plane past a 100 kB limit: read without its host
     # timelines, as the CLI's --host-timelines-up-to reads it.
@@ -65,6 +69,11 @@ def test_host_timelines_past_the_size_limit(cli, traces, tmp_path):
     assert all(not g["host"] for d in ps.devices for g in d["idle_gaps"])
     full = roofline.stats_partial(profile).stats()
     assert any(g["host"] for d in full.devices for g in d["idle_gaps"])
+    # A float byte count is taken as the CLI takes 1e12; anything else is refused by name.
+    assert roofline.stats(profile, host_timelines_up_to_bytes=1e12).to_json() == full_json(cli, profile)
+    for bad in (-1, 0.5, "64M", True):
+        with pytest.raises(ValueError, match="host_timelines_up_to_bytes"):
+            roofline.stats(profile, host_timelines_up_to_bytes=bad)
 
 
 def test_pandas(traces, monkeypatch):

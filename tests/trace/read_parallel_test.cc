@@ -241,9 +241,30 @@ TEST_CASE("cli: stats reads host timelines up to 64 MiB of host planes by defaul
     const bool read = std::string(name) == "at";
     CHECK(j["warnings"].size() == (read ? 0u : 1u));
     // The gap between the two ops: what the host did then, where its
-  // timeline is read.
+    // timeline is read.
     CHECK(j["devices"][0]["idle_gaps"][0]["host"].size() == (read ? 1u : 0u));
     fs::remove(file);
   }
+  fs::remove_all(root);
+}
+
+TEST_CASE("cli: stats groups a warning files share, not one a file repeats, by the longest file name") {
+  // Two XSpaces whose profiler notes (XSpace warnings) are alike: one says
+  // it twice, and the other's name begins with the first's and ": ".
+  const fs::path root = fresh_temp_dir("parallel_test", "warnings");
+  roofline::testing::Pb ops;
+  ops.sint(1, 3).bytes(2, "XLA Ops").sint(3, 1000).msg(4, roofline::testing::event(1, 0, 1'000'000));
+  roofline::testing::Pb tpu;
+  tpu.sint(1, 2).bytes(2, "/device:TPU:0").msg(3, ops).msg(4, roofline::testing::event_metadata(1, "fusion.1"));
+  roofline::testing::Pb twice, once;
+  twice.msg(1, tpu).bytes(3, "same note").bytes(3, "same note");
+  once.msg(1, tpu).bytes(3, "same note");
+  const fs::path a = root / "a.xplane.pb", b = root / "a.xplane.pb: b.xplane.pb";
+  std::ofstream(a, std::ios::binary) << twice.str();
+  std::ofstream(b, std::ios::binary) << once.str();
+  auto r = run_cli("stats '" + root.string() + "'");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("warning: profiler says: same note; in 2 files: " + a.string() + ", " +
+                                    b.string() + "\nwarning: " + a.string() + ": profiler says: same note\n"));
   fs::remove_all(root);
 }

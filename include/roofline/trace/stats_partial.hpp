@@ -152,7 +152,9 @@ struct TraceStatsRead {
   TraceStats stats;
 };
 
-// What `roofline stats` prints: compute_op_stats of the read of one file;
+// What `roofline stats` prints (which reads with read.host_timelines_up_to_bytes
+// = kStatsHostTimelinesUpToBytes; unset here, every host timeline is read):
+// compute_op_stats of the read of one file;
 // for several, finish_stats of stats_partial_of_traces, so the memory is
 // bounded by `jobs` files. The figures are the same either way (to the bit).
 // Both read an XPlane with device planes in two partial reads: its devices,
