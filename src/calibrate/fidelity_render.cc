@@ -1,4 +1,5 @@
 // The fidelity benchmark rendered: text and Markdown tables, and JSON.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -6,6 +7,7 @@
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/json.hpp"
 #include "roofline/format/markdown.hpp"
+#include "roofline/format/terminal.hpp"
 #include "roofline/format/text_table.hpp"
 #include "roofline/format/units.hpp"
 
@@ -54,6 +56,26 @@ std::vector<std::string> bound_cells(const BoundAbove& b) {
 
 const std::vector<std::string> kBoundTitles = {"trace", "op", "chip", "bound", "measured", "bound / measured", "reason"};
 
+// The first kFidelityOpsShown ops, as rows.
+std::vector<std::vector<std::string>> furthest_rows(const FidelityResult& r) {
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t i = 0; i < r.ops.size() && i < kFidelityOpsShown; ++i) {
+    const FidelityOp& o = r.ops[i];
+    rows.push_back({trimmed(o.trace), trimmed(o.op), o.chip, std::string(cost_class_name(o.cost_class)), detail::cat(o.count),
+                    format_seconds(o.measured_s), format_seconds(o.calibrated_s), ratio(o.measured_s / o.calibrated_s),
+                    format_seconds(o.builtin_s), format_seconds(o.bound_s)});
+  }
+  return rows;
+}
+
+const std::vector<std::string> kOpTitles = {"trace", "op", "chip", "class", "count", "measured", "calibrated",
+                                            "measured / calibrated", "built-in", "bound"};
+
+std::string furthest_title(const FidelityResult& r) {
+  return detail::cat("Furthest from the calibrated expectation (", std::min(r.ops.size(), kFidelityOpsShown), " of ",
+                     r.ops.size(), "; every op in --format json):");
+}
+
 // Three lines, each ended by `end` ("\n" for text, "\n\n" for Markdown paragraphs).
 std::string header(const FidelityResult& r, std::string_view end = "\n") {
   const double share = r.overall.ops > 0 ? static_cast<double>(r.overall.bounds_above) / static_cast<double>(r.overall.ops) : 0;
@@ -80,6 +102,13 @@ std::string text(const FidelityResult& r) {
       out += detail::cat("  ", ratio(b.ratio), "  ", b.chip, "  ", trimmed(b.op), "  (", b.trace, ")\n      ",
                          format_seconds(b.bound_s), " bound, ", format_seconds(b.measured_s), " measured: ", b.reason, "\n");
   }
+  if (!r.ops.empty()) {
+    out += "\n" + furthest_title(r) + "\n";
+    for (const auto& row : furthest_rows(r))
+      out += detail::cat("  ", row[7], "  ", row[2], "  ", row[1], "  (", row[0], ")\n      ", row[5], " measured, ", row[6],
+                         " calibrated, ", row[8], " built-in, ", row[9], " bound; ", row[3], ", ", row[4],
+                         row[4] == "1" ? " occurrence\n" : " occurrences\n");
+  }
   if (!r.notes.empty()) {
     out += "\nNotes:\n";
     for (const std::string& n : r.notes) out += "  " + n + "\n";
@@ -95,6 +124,7 @@ std::string markdown(const FidelityResult& r) {
     for (const BoundAbove& b : r.bounds_above) rows.push_back(bound_cells(b));
     out += "\nLower bounds above the measured median:\n\n" + markdown_table(kBoundTitles, rows);
   }
+  if (!r.ops.empty()) out += "\n" + furthest_title(r) + "\n\n" + markdown_table(kOpTitles, furthest_rows(r));
   if (!r.notes.empty()) {
     out += "\nNotes:\n\n";
     for (const std::string& n : r.notes) out += "- " + markdown_cell(n) + "\n";
@@ -128,22 +158,50 @@ std::string json(const FidelityResult& r) {
                                    {"measured_s", b.measured_s},
                                    {"ratio", b.ratio},
                                    {"reason", b.reason}}));
+  Json ops = Json::array();
+  for (const FidelityOp& o : r.ops)
+    ops.push_back(Json::object({{"trace", o.trace},
+                                {"op", o.op},
+                                {"chip", o.chip},
+                                {"class", std::string(cost_class_name(o.cost_class))},
+                                {"count", o.count},
+                                {"measured_s", o.measured_s},
+                                {"bound_s", o.bound_s},
+                                {"builtin_s", o.builtin_s},
+                                {"calibrated_s", o.calibrated_s}}));
   return Json::object({{"calibrated", r.calibrated},
                        {"traces", traces},
                        {"chips", chips},
                        {"overall", row_json(r.overall)},
                        {"bounds_above", bounds},
+                       {"ops", ops},
                        {"notes", Json(r.notes)}})
              .dump() +
          "\n";
+}
+
+// Text for a terminal or a Markdown page: op names, trace paths and the
+// reasons made from them are input, so every line passes through
+// for_terminal() (which would escape the newlines themselves).
+std::string line_by_line_for_terminal(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  while (!s.empty()) {
+    const std::size_t end = s.find('\n');
+    out += for_terminal(s.substr(0, end));
+    if (end == std::string_view::npos) break;
+    out += '\n';
+    s.remove_prefix(end + 1);
+  }
+  return out;
 }
 
 }  // namespace
 
 std::string render_fidelity(const FidelityResult& result, FidelityFormat format) {
   switch (format) {
-    case FidelityFormat::kText: return text(result);
-    case FidelityFormat::kMarkdown: return markdown(result);
+    case FidelityFormat::kText: return line_by_line_for_terminal(text(result));
+    case FidelityFormat::kMarkdown: return line_by_line_for_terminal(markdown(result));
     case FidelityFormat::kJson: return json(result);
   }
   return text(result);

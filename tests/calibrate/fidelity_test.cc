@@ -95,6 +95,56 @@ TEST_CASE("fidelity: one trace is split in two folds of its ops, and a bound abo
   CHECK(r.overall.calibrated.median_abs_error < 1e-6);
 }
 
+TEST_CASE("fidelity: a one-trace chip's folds split its distinct ops, one kernel's sizes falling on both sides") {
+  // 20 matmuls and 15 memory ops on the curve that share two names, told
+  // apart by their shapes as a kernel run at many sizes is. Split by name,
+  // each class would lie in one fold and the other fold could not fit it.
+  FidelityTrace t = trace_of("one", testing::known_curve_samples("one"));
+  for (OpReport& o : t.report.ops) {
+    o.shapes = "[" + o.name.substr(o.name.find('.') + 1) + "]";
+    o.name = o.name.substr(0, o.name.find('.'));
+  }
+  const FidelityResult r = run_fidelity(std::vector<FidelityTrace>{t});
+  REQUIRE(r.notes.size() == 1);
+  INFO(r.notes[0]);
+  CHECK(r.notes[0].find("two folds of its ops (") != std::string::npos);
+  CHECK(r.notes[0].find("(0 and") == std::string::npos);
+  CHECK(r.notes[0].find("and 0,") == std::string::npos);
+  CHECK(r.overall.calibrated.median_abs_error < 1e-6);
+  CHECK(r.overall.calibrated.p90_abs_error < 1e-6);
+}
+
+TEST_CASE("fidelity: every op compared is listed with its three expectations, furthest first") {
+  FidelityTrace t = trace_of("a", testing::known_curve_samples("a"));
+  // Far off the curve, so furthest from any fit; its name holds an escape
+  // sequence, which the text and Markdown show escaped.
+  CalibrationSample slow = testing::model_sample("a", "slow\x1b[2J", CostClass::kMemory, PeakClass::kFp32, 0, 2e-5, 2e-6, 0.7, 0.85, 9);
+  t.report.ops.push_back(op_of(slow));
+  const FidelityResult r = run_fidelity(std::vector<FidelityTrace>{t, trace_of("b", testing::known_curve_samples("b"))});
+  REQUIRE(r.ops.size() == static_cast<std::size_t>(r.overall.ops));
+  CHECK(r.ops.size() == 71);
+  CHECK(r.ops[0].op == "slow\x1b[2J");
+  CHECK(r.ops[0].trace == "a");
+  CHECK(r.ops[0].count == 3);
+  CHECK(r.ops[0].measured_s == Approx(9 * (2e-6 + 2e-5 / 0.85)));
+  CHECK(r.ops[0].bound_s == Approx(2e-5));
+  // Fitted on trace b alone, which is on the curve: the expectation is the curve's.
+  CHECK(r.ops[0].calibrated_s == Approx(2e-6 + 2e-5 / 0.85).epsilon(1e-6));
+  CHECK(r.ops[0].builtin_s == Approx(expected_s(calibration_samples(t.report, "a").back(), default_calibration(chip("h100-sxm")))));
+  for (std::size_t i = 1; i < r.ops.size(); ++i)
+    CHECK(abs_error(r.ops[i - 1].measured_s, r.ops[i - 1].calibrated_s) >= abs_error(r.ops[i].measured_s, r.ops[i].calibrated_s));
+  const std::string text = render_fidelity(r, FidelityFormat::kText);
+  CHECK(text.find("Furthest from the calibrated expectation (15 of 71; every op in --format json):\n  9.00x  h100-sxm  "
+                  "slow\\x1b[2J  (a)\n") != std::string::npos);
+  CHECK(text.find('\x1b') == std::string::npos);
+  const std::string md = render_fidelity(r, FidelityFormat::kMarkdown);
+  CHECK(md.find("| a | slow\\x1b[2J | h100-sxm | memory | 3 |") != std::string::npos);
+  CHECK(md.find('\x1b') == std::string::npos);
+  const std::string json = render_fidelity(r, FidelityFormat::kJson);
+  CHECK(json.find("\"ops\": [\n    {\n      \"bound_s\": ") != std::string::npos);
+  CHECK(json.find("\"op\": \"slow\\u001b[2J\"") != std::string::npos);
+}
+
 TEST_CASE("fidelity: a class a chip's own traces cannot fit takes the fit of a part of the same die") {
   // h200 and h100-sxm are both GH100 (Chip::die). The H200 trace has 4
   // memory ops on the H100 curve: 2 per fold, fewer than 3, so its own folds

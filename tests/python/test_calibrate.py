@@ -79,6 +79,11 @@ def test_fidelity_is_the_cli(cli, in_repo, tmp_path):
     assert r.to_json() == run_cli(cli, in_repo, "fidelity", PROFILES, "--format", "json")
     assert r.to_text() == run_cli(cli, in_repo, "fidelity", PROFILES)
     assert r.overall.ops == sum(t.ops for t in r.traces) > 0
+    assert len(r.ops) == r.overall.ops
+    off = [abs(o.measured_s / o.calibrated_s - 1) for o in r.ops]
+    assert off == sorted(off, reverse=True)
+    assert {o.cost_class for o in r.ops} <= {"matmul", "memory", "collective", "host link"}
+    assert all(o.bound_s > 0 and o.measured_s > 0 and o.count > 0 for o in r.ops)
     path = tmp_path / "cal.json"
     roofline.calibrate(PROFILES).write(path)
     given = roofline.fidelity(PROFILES, calibration=path)

@@ -19,6 +19,7 @@
 //   std::cout << roofline::render_fidelity(r, roofline::FidelityFormat::kText);
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -72,12 +73,28 @@ struct FidelityRow {
   ErrorFigures roofline = {}, builtin = {}, calibrated = {};
 };
 
+// One compared op and its three expectations (calibrated: the cross-validated
+// fit that did not see the op, or the calibration given). Times are of one
+// occurrence.
+struct FidelityOp {
+  std::string trace;
+  std::string op;
+  std::string chip;
+  CostClass cost_class = CostClass::kMemory;
+  std::int64_t count = 0;  // occurrences in the trace
+  double measured_s = 0;   // the measured median
+  double bound_s = 0;      // the roofline
+  double builtin_s = 0;
+  double calibrated_s = 0;
+};
+
 struct FidelityResult {
   std::string calibrated;  // how the calibrated column was made
   std::vector<FidelityRow> traces;  // in the order given
   std::vector<FidelityRow> chips;   // by chip name
   FidelityRow overall;
   std::vector<BoundAbove> bounds_above;  // largest ratio first
+  std::vector<FidelityOp> ops;  // every op compared, furthest from its calibrated expectation first
   std::vector<std::string> notes;
 };
 
@@ -86,7 +103,10 @@ FidelityResult run_fidelity(std::span<const FidelityTrace> traces, const Fidelit
 enum class FidelityFormat : unsigned char { kText, kMarkdown, kJson };
 
 // Text and Markdown: one table of the rows, then the bounds above measured
-// with their reasons, then the notes. JSON: the same fields (docs/fidelity.md).
+// with their reasons, the ops furthest from their calibrated expectation
+// (kFidelityOpsShown of them), then the notes. JSON: the same fields, every
+// op compared in `ops` (docs/fidelity.md).
+inline constexpr std::size_t kFidelityOpsShown = 15;
 std::string render_fidelity(const FidelityResult& result, FidelityFormat format);
 
 }  // namespace roofline
