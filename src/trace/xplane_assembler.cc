@@ -23,9 +23,9 @@ std::string_view instruction_name(std::string_view hlo_text) {
   return hlo_text.substr(1, eq - 1);
 }
 
-bool is_device_plane(std::string_view name) {
-  return name != "/host:metadata" && classify_plane(name).is_device;
-}
+// classify_plane's test, which the wire decoder shares (xplane_wire.cc):
+// /host:metadata, like every plane without "/device:", is not a device.
+bool is_device_plane(std::string_view name) { return classify_plane(name).is_device; }
 
 }  // namespace
 

@@ -646,19 +646,27 @@ absl::StatusOr<Trace> decode_xplane(std::string_view bytes, std::string_view ori
       else if (f.number == 4) hostnames.push_back(dec.view(f.payload.begin, f.payload.end));
     }
   }
+  // The planes' names, read from the wire once, where a choice below needs
+  // them before pass 1 (empty otherwise: pass 1 reads them itself).
   std::vector<std::string_view> names(planes.size());
+  bool names_read = false;
+  const auto read_names = [&] {
+    if (names_read) return;
+    for (std::size_t i = 0; i < planes.size(); ++i) names[i] = dec.plane_name(planes[i]);
+    names_read = true;
+  };
   // Host planes past host_timelines_up_to_bytes, beside a device plane: read
   // as without host timelines (their lines unread).
   TraceReadOptions read = options;
   bool past_host_limit = false;
   if (options.host_timelines && options.host_timelines_up_to_bytes) {
+    read_names();
     std::uint64_t host_bytes = 0;
     bool device_plane = false;
     for (std::size_t i = 0; i < planes.size(); ++i) {
-      names[i] = dec.plane_name(planes[i]);
-      const PlaneKind k = classify_plane(names[i]);
+      const PlaneKind k = classify_plane(names[i]);  // /host:metadata is neither host nor device
       if (k.is_host) host_bytes += planes[i].end - planes[i].begin;
-      device_plane = device_plane || (k.is_device && names[i] != "/host:metadata");
+      device_plane = device_plane || k.is_device;
     }
     past_host_limit = device_plane && host_bytes > *options.host_timelines_up_to_bytes;
     if (past_host_limit) read.host_timelines = false;
@@ -668,8 +676,10 @@ absl::StatusOr<Trace> decode_xplane(std::string_view bytes, std::string_view ori
   // Without host timelines, whether a device plane exists decides whether
   // host planes' events are read at all: known from the names before pass 1.
   // So does a plan's choice of planes.
-  if (!read.host_timelines || (plan != nullptr && (plan->skip_host_lines || plan->skip_device_lines)))
-    for (std::size_t i = 0; i < planes.size(); ++i) a.note_plane_name(names[i] = dec.plane_name(planes[i]));
+  if (!read.host_timelines || (plan != nullptr && (plan->skip_host_lines || plan->skip_device_lines))) {
+    read_names();
+    for (std::string_view n : names) a.note_plane_name(n);
+  }
   std::vector<std::vector<Decoder::LineHeader>> lines(planes.size());
   for (std::size_t i = 0; i < planes.size(); ++i) {
     XPlaneView p;
