@@ -209,12 +209,14 @@ void bind_calibrate(nb::module_& m) {
       .def_ro("trace", &FidelityOp::trace)
       .def_ro("op", &FidelityOp::op)
       .def_ro("chip", &FidelityOp::chip)
+      .def_ro("shapes", &FidelityOp::shapes)
       .def_prop_ro("cost_class", [](const FidelityOp& o) { return std::string(cost_class_name(o.cost_class)); })
       .def_ro("count", &FidelityOp::count)
       .def_ro("measured_s", &FidelityOp::measured_s)
       .def_ro("bound_s", &FidelityOp::bound_s)
       .def_ro("builtin_s", &FidelityOp::builtin_s)
-      .def_ro("calibrated_s", &FidelityOp::calibrated_s);
+      .def_ro("calibrated_s", &FidelityOp::calibrated_s)
+      .def_ro("fold", &FidelityOp::fold, "A one-trace chip's half (0 or 1) the op fell in; -1: left out with its trace.");
   nb::class_<FidelityResult>(m, "FidelityResult", "The fidelity benchmark over a set of traces (docs/fidelity.md).")
       .def_ro("calibrated", &FidelityResult::calibrated, "How the calibrated column was made.")
       .def_ro("traces", &FidelityResult::traces)

@@ -21,6 +21,7 @@ struct Compared {
   const FidelityTrace* trace = nullptr;
   double builtin_s = 0;
   double calibrated_s = 0;
+  int fold = -1;  // FidelityOp::fold
 };
 
 // FNV-1a, 64 bits, then splitmix64's finaliser: a hash that is the same on
@@ -36,13 +37,15 @@ std::uint64_t fold_hash(std::string_view s) {
   return h ^ (h >> 31);
 }
 
-// What tells a report's ops apart: the name, the shapes it ran on and its
-// module. A one-trace chip's folds split these, as the protocol has
-// it ("half of its distinct ops"), so one kernel at two sizes may fall on
-// both sides, as it does between the traces left out in turn; until
-// 2026-11-25 the folds split by name alone, which kept every size of a
-// kernel on one side (docs/fidelity.md has the figures of both).
-std::string distinct_op_key(const OpReport& o) { return detail::cat(o.name, '\0', o.shapes, '\0', o.module); }
+// What tells one op from another for the folds: its name, the shapes it
+// ran on and the work it is charged (the roofline's terms of one
+// occurrence). Report rows alike in all of these (one kernel launched by
+// aten::add and by aten::add_ on the same tensors) are one op and fall on
+// one side; one kernel at two sizes is two ops, as it is between traces.
+std::string distinct_op_key(const Compared& c) {
+  return detail::cat(c.sample.op, '\0', c.op->shapes, '\0', c.sample.t_math_s, '\0', c.sample.t_mem_cold_s, '\0',
+                     c.sample.t_link_s);
+}
 
 // What can be said about a lower bound above measured: where its cost came
 // from, its class, and whether its working set (the bytes it is charged,
@@ -125,12 +128,15 @@ void cross_validate(const Chip& chip, std::vector<Compared*>& ops, const FitOpti
     return;
   }
   std::vector<Compared*> halves[2];
-  for (Compared* c : ops) halves[fold_hash(distinct_op_key(*c->op)) & 1].push_back(c);
+  for (Compared* c : ops) {
+    c->fold = static_cast<int>(fold_hash(distinct_op_key(*c)) & 1);
+    halves[c->fold].push_back(c);
+  }
   fit_and_test(halves[0], halves[1]);
   fit_and_test(halves[1], halves[0]);
   notes.push_back(detail::cat(chip.name, ": one trace with compared ops (", by_trace.begin()->first,
                               "): calibrated figures from two folds of its ops (", halves[0].size(), " and ",
-                              halves[1].size(), ", split by a hash of the op's name, shapes and module)"));
+                              halves[1].size(), ", split by a hash of the op's name, shapes and work)"));
   note_borrowed();
 }
 
@@ -216,12 +222,14 @@ FidelityResult run_fidelity(std::span<const FidelityTrace> traces, const Fidelit
     out.ops.push_back(FidelityOp{.trace = c.sample.trace,
                                  .op = c.sample.op,
                                  .chip = c.sample.chip,
+                                 .shapes = c.op->shapes,
                                  .cost_class = c.sample.cost_class,
                                  .count = c.sample.count,
                                  .measured_s = c.sample.measured_s,
                                  .bound_s = roofline_s(c.sample),
                                  .builtin_s = c.builtin_s,
-                                 .calibrated_s = c.calibrated_s});
+                                 .calibrated_s = c.calibrated_s,
+                                 .fold = c.fold});
   std::stable_sort(out.ops.begin(), out.ops.end(), [](const FidelityOp& a, const FidelityOp& b) {
     return abs_error(a.measured_s, a.calibrated_s) > abs_error(b.measured_s, b.calibrated_s);
   });

@@ -1,5 +1,6 @@
 // The fidelity benchmark rendered: text and Markdown tables, and JSON.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -16,19 +17,26 @@ namespace {
 
 constexpr std::size_t kNameWidth = 72;  // an op or trace name in a table, trimmed in the middle
 
+// Names, paths and reasons come from traces (and a chip's name from its
+// spec file): every one is shown through for_terminal(), in Markdown too,
+// where markdown_table escapes '|' after it.
+std::string shown(std::string_view s) { return for_terminal(s); }
+
+// Trimmed in the middle to kNameWidth, then shown.
 std::string trimmed(const std::string& s) {
-  if (s.size() <= kNameWidth) return s;
-  return s.substr(0, kNameWidth / 2 - 1) + "..." + s.substr(s.size() - (kNameWidth / 2 - 2));
+  if (s.size() <= kNameWidth) return shown(s);
+  return shown(s.substr(0, kNameWidth / 2 - 1) + "..." + s.substr(s.size() - (kNameWidth / 2 - 2)));
 }
 
 std::string ratio(double r) {
+  if (!(r > 0) || !std::isfinite(r)) return "-";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2fx", r);
   return buf;
 }
 
 std::vector<std::string> row_cells(const FidelityRow& r) {
-  return {trimmed(r.name), r.chip, detail::cat(r.ops), detail::cat(r.bounds_above),
+  return {trimmed(r.name), shown(r.chip), detail::cat(r.ops), detail::cat(r.bounds_above),
           format_percent(r.roofline.median_abs_error), format_percent(r.roofline.p90_abs_error),
           format_percent(r.builtin.median_abs_error), format_percent(r.builtin.p90_abs_error),
           format_percent(r.calibrated.median_abs_error), format_percent(r.calibrated.p90_abs_error)};
@@ -42,7 +50,7 @@ std::vector<std::vector<std::string>> all_rows(const FidelityResult& r) {
   for (const FidelityRow& t : r.traces) rows.push_back(row_cells(t));
   for (const FidelityRow& c : r.chips) {
     auto cells = row_cells(c);
-    cells[0] = "chip " + c.name;
+    cells[0] = "chip " + shown(c.name);
     rows.push_back(cells);
   }
   rows.push_back(row_cells(r.overall));
@@ -50,8 +58,8 @@ std::vector<std::vector<std::string>> all_rows(const FidelityResult& r) {
 }
 
 std::vector<std::string> bound_cells(const BoundAbove& b) {
-  return {trimmed(b.trace), trimmed(b.op), b.chip, format_seconds(b.bound_s), format_seconds(b.measured_s), ratio(b.ratio),
-          b.reason};
+  return {trimmed(b.trace), trimmed(b.op), shown(b.chip), format_seconds(b.bound_s), format_seconds(b.measured_s),
+          ratio(b.ratio), shown(b.reason)};
 }
 
 const std::vector<std::string> kBoundTitles = {"trace", "op", "chip", "bound", "measured", "bound / measured", "reason"};
@@ -61,7 +69,7 @@ std::vector<std::vector<std::string>> furthest_rows(const FidelityResult& r) {
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < r.ops.size() && i < kFidelityOpsShown; ++i) {
     const FidelityOp& o = r.ops[i];
-    rows.push_back({trimmed(o.trace), trimmed(o.op), o.chip, std::string(cost_class_name(o.cost_class)), detail::cat(o.count),
+    rows.push_back({trimmed(o.trace), trimmed(o.op), shown(o.chip), std::string(cost_class_name(o.cost_class)), detail::cat(o.count),
                     format_seconds(o.measured_s), format_seconds(o.calibrated_s), ratio(o.measured_s / o.calibrated_s),
                     format_seconds(o.builtin_s), format_seconds(o.bound_s)});
   }
@@ -99,8 +107,9 @@ std::string text(const FidelityResult& r) {
   if (!r.bounds_above.empty()) {
     out += "\nLower bounds above the measured median:\n";
     for (const BoundAbove& b : r.bounds_above)
-      out += detail::cat("  ", ratio(b.ratio), "  ", b.chip, "  ", trimmed(b.op), "  (", b.trace, ")\n      ",
-                         format_seconds(b.bound_s), " bound, ", format_seconds(b.measured_s), " measured: ", b.reason, "\n");
+      out += detail::cat("  ", ratio(b.ratio), "  ", shown(b.chip), "  ", trimmed(b.op), "  (", shown(b.trace), ")\n      ",
+                         format_seconds(b.bound_s), " bound, ", format_seconds(b.measured_s), " measured: ", shown(b.reason),
+                         "\n");
   }
   if (!r.ops.empty()) {
     out += "\n" + furthest_title(r) + "\n";
@@ -111,7 +120,7 @@ std::string text(const FidelityResult& r) {
   }
   if (!r.notes.empty()) {
     out += "\nNotes:\n";
-    for (const std::string& n : r.notes) out += "  " + n + "\n";
+    for (const std::string& n : r.notes) out += "  " + shown(n) + "\n";
   }
   return out;
 }
@@ -127,7 +136,7 @@ std::string markdown(const FidelityResult& r) {
   if (!r.ops.empty()) out += "\n" + furthest_title(r) + "\n\n" + markdown_table(kOpTitles, furthest_rows(r));
   if (!r.notes.empty()) {
     out += "\nNotes:\n\n";
-    for (const std::string& n : r.notes) out += "- " + markdown_cell(n) + "\n";
+    for (const std::string& n : r.notes) out += "- " + markdown_cell(shown(n)) + "\n";
   }
   return out;
 }
@@ -163,12 +172,14 @@ std::string json(const FidelityResult& r) {
     ops.push_back(Json::object({{"trace", o.trace},
                                 {"op", o.op},
                                 {"chip", o.chip},
-                                {"class", std::string(cost_class_name(o.cost_class))},
+                                {"cost_class", std::string(cost_class_name(o.cost_class))},
+                                {"shapes", o.shapes},
                                 {"count", o.count},
                                 {"measured_s", o.measured_s},
                                 {"bound_s", o.bound_s},
                                 {"builtin_s", o.builtin_s},
-                                {"calibrated_s", o.calibrated_s}}));
+                                {"calibrated_s", o.calibrated_s},
+                                {"fold", o.fold}}));
   return Json::object({{"calibrated", r.calibrated},
                        {"traces", traces},
                        {"chips", chips},
@@ -180,28 +191,12 @@ std::string json(const FidelityResult& r) {
          "\n";
 }
 
-// Text for a terminal or a Markdown page: op names, trace paths and the
-// reasons made from them are input, so every line passes through
-// for_terminal() (which would escape the newlines themselves).
-std::string line_by_line_for_terminal(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  while (!s.empty()) {
-    const std::size_t end = s.find('\n');
-    out += for_terminal(s.substr(0, end));
-    if (end == std::string_view::npos) break;
-    out += '\n';
-    s.remove_prefix(end + 1);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string render_fidelity(const FidelityResult& result, FidelityFormat format) {
   switch (format) {
-    case FidelityFormat::kText: return line_by_line_for_terminal(text(result));
-    case FidelityFormat::kMarkdown: return line_by_line_for_terminal(markdown(result));
+    case FidelityFormat::kText: return text(result);
+    case FidelityFormat::kMarkdown: return markdown(result);
     case FidelityFormat::kJson: return json(result);
   }
   return text(result);

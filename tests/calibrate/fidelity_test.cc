@@ -1,12 +1,15 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <cstdio>
 #include <fstream>
 #include <string>
 
 #include "roofline/calibrate/fidelity.hpp"
 #include "roofline/core.hpp"
+#include "roofline/detail/cat.hpp"
 #include "tests/calibrate/synthetic.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
@@ -99,7 +102,8 @@ TEST_CASE("fidelity: a one-trace chip's folds split its distinct ops, one kernel
   // 20 matmuls and 15 memory ops on the curve that share two names, told
   // apart by their shapes as a kernel run at many sizes is. Split by name,
   // each class would lie in one fold and the other fold could not fit it.
-  FidelityTrace t = trace_of("one", testing::known_curve_samples("one"));
+  // The trace's path holds a newline, which the notes show escaped.
+  FidelityTrace t = trace_of("one\nfake", testing::known_curve_samples("one\nfake"));
   for (OpReport& o : t.report.ops) {
     o.shapes = "[" + o.name.substr(o.name.find('.') + 1) + "]";
     o.name = o.name.substr(0, o.name.find('.'));
@@ -107,6 +111,9 @@ TEST_CASE("fidelity: a one-trace chip's folds split its distinct ops, one kernel
   const FidelityResult r = run_fidelity(std::vector<FidelityTrace>{t});
   REQUIRE(r.notes.size() == 1);
   INFO(r.notes[0]);
+  const std::string text = render_fidelity(r, FidelityFormat::kText);
+  CHECK(text.find("(one\\x0afake)") != std::string::npos);
+  CHECK(text.find("\nfake") == std::string::npos);
   CHECK(r.notes[0].find("two folds of its ops (") != std::string::npos);
   CHECK(r.notes[0].find("(0 and") == std::string::npos);
   CHECK(r.notes[0].find("and 0,") == std::string::npos);
@@ -114,17 +121,53 @@ TEST_CASE("fidelity: a one-trace chip's folds split its distinct ops, one kernel
   CHECK(r.overall.calibrated.p90_abs_error < 1e-6);
 }
 
+TEST_CASE("fidelity: rows alike in name, shapes and work are one op and fall in one fold") {
+  // Each op of the curve four times, launched from four framework ops (as
+  // aten::add and aten::add_ launch one kernel on the same tensors): each
+  // fold holds all four rows of an op or none.
+  FidelityTrace t = trace_of("twins", testing::known_curve_samples("twins"));
+  std::vector<OpReport> rows;
+  for (const OpReport& o : t.report.ops)
+    for (const char* module : {"aten::add", "aten::add_", "aten::sum", "aten::copy_"}) {
+      rows.push_back(o);
+      rows.back().module = module;
+    }
+  t.report.ops = rows;
+  const FidelityResult r = run_fidelity(std::vector<FidelityTrace>{t});
+  REQUIRE(r.notes.size() == 1);
+  INFO(r.notes[0]);
+  const std::size_t at = r.notes[0].find("two folds of its ops (");
+  REQUIRE(at != std::string::npos);
+  const int first = std::stoi(r.notes[0].substr(at + 22));
+  CHECK(first > 0);
+  CHECK(first < 140);
+  CHECK(first % 4 == 0);
+  REQUIRE(r.ops.size() == 140);
+  std::map<std::string, std::set<int>> folds;  // by op name and its terms
+  for (const FidelityOp& o : r.ops) folds[detail::cat(o.op, ' ', o.bound_s, ' ', o.measured_s)].insert(o.fold);
+  CHECK(folds.size() == 35);
+  for (const auto& [op, in] : folds) {
+    INFO(op);
+    CHECK(in.size() == 1);
+    CHECK(*in.begin() >= 0);
+  }
+}
+
 TEST_CASE("fidelity: every op compared is listed with its three expectations, furthest first") {
   FidelityTrace t = trace_of("a", testing::known_curve_samples("a"));
-  // Far off the curve, so furthest from any fit; its name holds an escape
-  // sequence, which the text and Markdown show escaped.
-  CalibrationSample slow = testing::model_sample("a", "slow\x1b[2J", CostClass::kMemory, PeakClass::kFp32, 0, 2e-5, 2e-6, 0.7, 0.85, 9);
-  t.report.ops.push_back(op_of(slow));
+  // Far off the curve, so furthest from any fit. Its name holds an escape
+  // sequence, a '|' and a newline that would start a line of its own: text
+  // and Markdown show them escaped.
+  const std::string name = "slow\x1b[2J|\n  99.00x  fake";
+  t.report.ops.push_back(op_of(testing::model_sample("a", name, CostClass::kMemory, PeakClass::kFp32, 0, 2e-5, 2e-6, 0.7, 0.85, 9)));
+  t.report.ops.back().shapes = "[[8,128]]";
   const FidelityResult r = run_fidelity(std::vector<FidelityTrace>{t, trace_of("b", testing::known_curve_samples("b"))});
   REQUIRE(r.ops.size() == static_cast<std::size_t>(r.overall.ops));
   CHECK(r.ops.size() == 71);
-  CHECK(r.ops[0].op == "slow\x1b[2J");
+  CHECK(r.ops[0].op == name);
   CHECK(r.ops[0].trace == "a");
+  CHECK(r.ops[0].shapes == "[[8,128]]");
+  CHECK(r.ops[0].fold == -1);  // its trace was left out whole
   CHECK(r.ops[0].count == 3);
   CHECK(r.ops[0].measured_s == Approx(9 * (2e-6 + 2e-5 / 0.85)));
   CHECK(r.ops[0].bound_s == Approx(2e-5));
@@ -135,14 +178,20 @@ TEST_CASE("fidelity: every op compared is listed with its three expectations, fu
     CHECK(abs_error(r.ops[i - 1].measured_s, r.ops[i - 1].calibrated_s) >= abs_error(r.ops[i].measured_s, r.ops[i].calibrated_s));
   const std::string text = render_fidelity(r, FidelityFormat::kText);
   CHECK(text.find("Furthest from the calibrated expectation (15 of 71; every op in --format json):\n  9.00x  h100-sxm  "
-                  "slow\\x1b[2J  (a)\n") != std::string::npos);
+                  "slow\\x1b[2J|\\x0a  99.00x  fake  (a)\n") != std::string::npos);
   CHECK(text.find('\x1b') == std::string::npos);
+  CHECK(text.find("\n  99.00x") == std::string::npos);
+  // 15 ops shown, two lines each, then the end of the text (no notes: two traces).
+  const std::string listed = text.substr(text.find("Furthest from"));
+  CHECK(std::count(listed.begin(), listed.end(), '\n') == 1 + 2 * 15);
   const std::string md = render_fidelity(r, FidelityFormat::kMarkdown);
-  CHECK(md.find("| a | slow\\x1b[2J | h100-sxm | memory | 3 |") != std::string::npos);
+  CHECK(md.find("| a | slow\\x1b[2J\\|\\x0a  99.00x  fake | h100-sxm | memory | 3 |") != std::string::npos);
   CHECK(md.find('\x1b') == std::string::npos);
   const std::string json = render_fidelity(r, FidelityFormat::kJson);
   CHECK(json.find("\"ops\": [\n    {\n      \"bound_s\": ") != std::string::npos);
-  CHECK(json.find("\"op\": \"slow\\u001b[2J\"") != std::string::npos);
+  CHECK(json.find("\"op\": \"slow\\u001b[2J|\\n  99.00x  fake\"") != std::string::npos);
+  CHECK(json.find("\"cost_class\": \"memory\"") != std::string::npos);
+  CHECK(json.find("\"shapes\": \"[[8,128]]\"") != std::string::npos);
 }
 
 TEST_CASE("fidelity: a class a chip's own traces cannot fit takes the fit of a part of the same die") {

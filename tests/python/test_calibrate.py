@@ -84,6 +84,8 @@ def test_fidelity_is_the_cli(cli, in_repo, tmp_path):
     assert off == sorted(off, reverse=True)
     assert {o.cost_class for o in r.ops} <= {"matmul", "memory", "collective", "host link"}
     assert all(o.bound_s > 0 and o.measured_s > 0 and o.count > 0 for o in r.ops)
+    # One trace of one chip: its ops are split in two halves.
+    assert {o.fold for o in r.ops} <= {0, 1}
     path = tmp_path / "cal.json"
     roofline.calibrate(PROFILES).write(path)
     given = roofline.fidelity(PROFILES, calibration=path)

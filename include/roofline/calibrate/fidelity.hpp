@@ -80,12 +80,17 @@ struct FidelityOp {
   std::string trace;
   std::string op;
   std::string chip;
+  std::string shapes;  // OpReport::shapes: which of the rows of one name it is
   CostClass cost_class = CostClass::kMemory;
   std::int64_t count = 0;  // occurrences in the trace
   double measured_s = 0;   // the measured median
   double bound_s = 0;      // the roofline
   double builtin_s = 0;
   double calibrated_s = 0;
+  // Where a chip has one trace, the half of its ops this op fell in (0 or
+  // 1: calibrated_s is the other half's fit); -1 where its trace was left
+  // out whole or a calibration was given.
+  int fold = -1;
 };
 
 struct FidelityResult {
