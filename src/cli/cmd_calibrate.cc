@@ -9,6 +9,7 @@
 #include "roofline/calibrate/trace_inputs.hpp"
 #include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
+#include "roofline/format/terminal.hpp"
 #include "roofline/format/text_table.hpp"
 #include "roofline/format/units.hpp"
 #include "src/cli/command.hpp"
@@ -24,12 +25,14 @@ std::string efficiency(double e) {
   return buf;
 }
 
-// One screen: per chip and class, where the curve came from and how well it fits.
+// One screen: per chip and class, where the curve came from and how well it
+// fits. The notes name kernel families from the traces, and a chip may come
+// from a spec file: both are shown through for_terminal().
 std::string summary(const CalibrationFile& file) {
   std::string out;
   for (const CalibrationFit& f : file.chips) {
     const ChipCalibration& c = f.calibration;
-    out += detail::cat(c.chip, ": ", c.origin, "; |measured / expected - 1| median ",
+    out += detail::cat(for_terminal(c.chip), ": ", for_terminal(c.origin), "; |measured / expected - 1| median ",
                        format_percent(c.quality.median_abs_error), ", p90 ", format_percent(c.quality.p90_abs_error), "\n");
     TextTable t({{"class"}, {"curve"}, {"samples", TextTable::Align::kRight}, {"floor", TextTable::Align::kRight},
                  {"e_math", TextTable::Align::kRight}, {"e_mem", TextTable::Align::kRight},
@@ -51,7 +54,7 @@ std::string summary(const CalibrationFile& file) {
                  fit.quality.samples ? format_percent(fit.quality.p90_abs_error) : "-"});
     }
     out += t.render();
-    for (const std::string& n : f.notes) out += "  note: " + n + "\n";
+    for (const std::string& n : f.notes) out += "  note: " + for_terminal(n) + "\n";
   }
   return out;
 }
