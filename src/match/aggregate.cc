@@ -137,14 +137,17 @@ void add_totals(const Match& m, const std::vector<OpReport>& ops, const std::map
   s.by_category.push_back({.category = "idle", .measured_s = s.idle_s});
 }
 
-// MFU and HFU against the dense peak of the dtype that carries most FLOPs.
+// MFU and HFU against the dense peak of the dtype that carries most FLOPs;
+// where no predicted op carries any (copies, collectives and ops the trace
+// gives no shapes for), the chip's default, not whichever dtype a copy
+// happened to name (an fp32 ResNet's report named the int8 peak).
 void add_mfu(const Match& m, const std::vector<OpReport>& ops, Report& r) {
   const Chip& chip = *m.chip.chip;
   std::map<DType, double> flops_by_dtype;
   for (const OpReport& o : ops)
     if (o.predicted && o.dtype) flops_by_dtype[*o.dtype] += o.flops;
   DType dominant = detail::default_mfu_dtype(chip);
-  double most = -1;
+  double most = 0;
   for (const auto& [t, f] : flops_by_dtype)
     if (f > most) most = f, dominant = t;
   r.dominant_dtype = std::string(peak_class_name(peak_class(dominant)));

@@ -51,7 +51,7 @@ CostSource cost_from_collective_args(const CallInfo& call) {
   c.hlo_category = "collective";
   c.note = cat(collective_name(*kind), " of ", v, " bytes over ", n, " devices");
   if (n == 1) c.note += "; a group of one moves nothing";
-  c.model = CollectiveModel{.collective = {.kind = *kind, .array_bytes = v, .group_size = n}};
+  c.model = CollectiveModel{.collective = {.kind = *kind, .array_bytes = v, .group_size = n}, .dtype = *dt};
   return c;
 }
 

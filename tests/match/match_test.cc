@@ -1,7 +1,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "roofline/calibrate/io.hpp"
 #include "roofline/collectives/collective.hpp"
@@ -223,4 +227,52 @@ TEST_CASE("match: use_calibration_file takes the entries for the trace's chip an
   roofline::use_calibration_file(*t, file, given);
   REQUIRE(given.calibration != nullptr);
   CHECK(given.calibration->origin == "entry for tpu-v5e");
+}
+
+TEST_CASE("match: with no predicted op carrying FLOPs, MFU is against the chip's default peak") {
+  // kineto_small.json without its GEMM and add, its all-reduce in fp32 and a
+  // device-to-device copy beside it: no op carries FLOPs. Before, the first
+  // dtype in the table won at 0 FLOPs, the copy's raw bytes (u8), and a real
+  // fp32 ResNet's report (hta/a100x2_resnet_ddp_nccl_data) read "dense int8
+  // peak"; its all-reduces of "Float" messages were named bf16.
+  auto events = nlohmann::json::parse(roofline::testing::slurp(roofline::testing::test_data("trace/kineto_small.json")));
+  auto& list = events["traceEvents"];
+  list.erase(std::remove_if(list.begin(), list.end(),
+                            [](const nlohmann::json& e) {
+                              const std::string name = e.value("name", "");
+                              return name.find("gemm") != std::string::npos || name == "aten::mm" ||
+                                     name == "aten::add" || name.find("elementwise") != std::string::npos;
+                            }),
+             list.end());
+  for (auto& e : list)
+    if (e.contains("args") && e["args"].contains("dtype")) e["args"]["dtype"] = "Float";
+  list.push_back({{"ph", "X"}, {"cat", "gpu_memcpy"}, {"name", "Memcpy DtoD (Device -> Device)"}, {"pid", 0},
+                  {"tid", 7}, {"ts", 1180.0}, {"dur", 3.0}, {"args", {{"correlation", 15}, {"bytes", 4096}}}});
+  const auto dir = roofline::testing::fresh_temp_dir("match_test", "no_flops");
+  const auto path = dir / "no_flops.json";
+  {
+    std::ofstream out(path);
+    out << events.dump();
+  }
+  auto t = roofline::read_trace(path.string());
+  REQUIRE(t.ok());
+  auto r = roofline::make_report(*t, {});
+  REQUIRE(r.ok());
+  double flops = 0;
+  int predicted = 0;
+  for (const OpReport& o : r->ops) flops += o.flops, predicted += o.predicted ? 1 : 0;
+  CHECK(predicted == 3);  // the all-reduce and the two copies
+  CHECK(flops == 0);
+  const OpReport& ar = find_op(*r, "AllReduce");
+  REQUIRE(ar.dtype.has_value());
+  CHECK(*ar.dtype == roofline::DType::kF32);
+  // 1,048,576 fp32 elements: 4,194,304 bytes over 8 GPUs.
+  CHECK(ar.reason == "all-reduce of 4194304 bytes over 8 devices");
+  const OpReport& host = find_op(*r, "DtoH");
+  REQUIRE(host.dtype.has_value());
+  CHECK(*host.dtype == roofline::DType::kU8);
+  CHECK(r->dominant_dtype == "bf16");
+  CHECK(r->peak_flops_per_s == roofline::chip("h100-sxm").peak_flops_per_s[static_cast<int>(roofline::PeakClass::kBf16)]);
+  CHECK(r->summary.mfu_convention.find("dense bf16 peak") != std::string::npos);
+  std::filesystem::remove_all(dir);
 }

@@ -143,3 +143,25 @@ TEST_CASE("real traces: every file gives a report without --chip") {
     CHECK(r->summary.duty_cycle <= 1.0);
   }
 }
+
+// The DDP ResNet of HTA's nccl_data: fp32 throughout, and no op the trace
+// gives shapes for carries FLOPs (record_shapes was off), so MFU is taken
+// against the chip's default bf16 peak, not the int8 one a copy's raw bytes
+// named; its all-reduces move "Float" messages (SOURCES.md: 6,637,568
+// floats, 26.6 MB).
+TEST_CASE("real A100 DDP: fp32 all-reduces are named fp32, and MFU is not against the int8 peak") {
+  const roofline::Report r = report_of("hta/a100x2_resnet_ddp_nccl_data.json.gz");
+  CHECK(r.dominant_dtype == "bf16");
+  int all_reduces = 0;
+  for (const OpReport& op : r.ops) {
+    if (op.match != MatchSource::kCollectiveArgs) continue;
+    ++all_reduces;
+    REQUIRE(op.dtype.has_value());
+    CHECK(*op.dtype == roofline::DType::kF32);
+  }
+  CHECK(all_reduces == 5);
+  auto it = std::find_if(r.ops.begin(), r.ops.end(), [](const OpReport& o) {
+    return o.reason == "all-reduce of 26550272 bytes over 2 devices";
+  });
+  CHECK(it != r.ops.end());
+}

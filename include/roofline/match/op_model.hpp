@@ -174,6 +174,7 @@ struct GroupCollective {
 // An NCCL / RCCL kernel from its args (message size, group size, dtype).
 struct CollectiveModel {
   GroupCollective collective = {};
+  DType dtype = DType::kBF16;  // the message's: what the report names the op's dtype
 };
 
 // What XLA recorded for one occurrence (flops, bytes_accessed) when no HLO
@@ -192,7 +193,7 @@ struct XlaStatsModel {
 // report relabels it as the host link). No PCIe figure: 0 s, and the report
 // says the host link is not modelled.
 struct HostTransferModel {
-  double bytes = 0;
+  double bytes = 0;  // raw bytes: named u8, as a device-to-device copy is
 };
 
 using OpModel = std::variant<HloModel, AsyncStartModel, LoopContainerModel, MatmulModel, AttentionModel,
@@ -226,7 +227,7 @@ inline Prediction predict(const ElementwiseModel& m, const Chip& chip) {
 inline Prediction predict(const CollectiveModel& m, const Chip& chip) {
   const GroupCollective& c = m.collective;
   const CollectiveTime t = collective_time_on_group(c.kind, c.array_bytes, c.group_size, chip);
-  return predict(CostedOp{.ici_bytes = t.bytes_per_link, .t_ici_s = t.t_ici_s}, chip);
+  return predict(CostedOp{.ici_bytes = t.bytes_per_link, .t_ici_s = t.t_ici_s, .dtype = m.dtype}, chip);
 }
 
 inline Prediction predict(const XlaStatsModel& m, const Chip& chip) {
@@ -241,7 +242,7 @@ inline Prediction predict(const XlaStatsModel& m, const Chip& chip) {
 
 inline Prediction predict(const HostTransferModel& m, const Chip& chip) {
   const double t = chip.pcie_bytes_per_s > 0 ? m.bytes / chip.pcie_bytes_per_s : 0;
-  return predict(CostedOp{.ici_bytes = m.bytes, .t_ici_s = t}, chip);
+  return predict(CostedOp{.ici_bytes = m.bytes, .t_ici_s = t, .dtype = DType::kU8}, chip);
 }
 
 // Which calibrated curve (roofline/calibration.hpp) times an op: matrix
