@@ -106,11 +106,11 @@ class Search {
         // TPU slices are joined by DCN, GPU nodes by their scale-out network.
         scale_out_(req.chip.ici.topology == Topology::kSwitch ? "node" : "slice") {
     if (remats_.empty()) {
-      // Every policy; minimal-with-context runs as minimal with a
-      // materialised attention core (remat_with_kernel), so it would only
-      // repeat minimal's candidates there.
+      // Every policy that runs as itself under the request's attention
+      // kernel: one that runs as another (minimal-with-context as minimal
+      // with a materialised core) would only repeat that one's candidates.
       for (Remat r : kAllRemats)
-        if (r != Remat::kMinimalWithContext || req.attention != AttentionKernel::kMaterialized) remats_.push_back(r);
+        if (detail::step::remat_with_kernel(r, req.attention) == r) remats_.push_back(r);
     }
     plan_.slices = slices;
   }
