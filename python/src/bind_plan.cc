@@ -198,7 +198,9 @@ void bind_plan(nb::module_& m) {
   nb::class_<StepPart>(m, "StepPart", "One part of a training step: its roofline and expected seconds.")
       .def_prop_ro("name", [](const StepPart& p) { return std::string(p.name); })
       .def_ro("roofline", &StepPart::roofline)
-      .def_ro("expected_s", &StepPart::expected_s);
+      .def_ro("expected_s", &StepPart::expected_s)
+      .def_ro("expected_forward_s", &StepPart::expected_forward_s,
+              "The share of expected_s the forward pass runs (the rest: the backward, with its recompute).");
   nb::class_<MemoryPerChip>(m, "MemoryPerChip", "HBM per chip of a training step, by what holds it.")
       .def_ro("params_bytes", &MemoryPerChip::params_bytes)
       .def_ro("grads_bytes", &MemoryPerChip::grads_bytes)

@@ -68,6 +68,7 @@ Json to_json(const PlanCandidate& c) {
     Json part = Json::object({{"part", p.name}});
     put(part, p.roofline, {K::kFlops, K::kHbmBytes, K::kTMath, K::kTHbm, K::kTIci});
     part["expected_s"] = p.expected_s;
+    part["expected_forward_s"] = p.expected_forward_s;
     parts.push_back(std::move(part));
   }
   Json j = Json::object({{"mesh", mesh_text(c.mesh)},

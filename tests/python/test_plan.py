@@ -41,6 +41,12 @@ def test_plan_fields_are_the_json_fields(cli):
             jc["mesh"], jc["layout"], jc["strategy"], jc["remat"], jc["microbatches"])
         assert c.step.step_time_s == jc["step_time_s"] and c.step.mfu == jc["mfu"]
         assert c.step.memory.total_bytes <= V5E.hbm_bytes  # ranked ones fit
+        # The parts JSON lists (those with work), each with its forward share.
+        parts = {p.name: p for p in c.step.parts}
+        for jp in jc["parts"]:
+            assert (parts[jp["part"]].expected_s, parts[jp["part"]].expected_forward_s) == (
+                jp["expected_s"], jp["expected_forward_s"])
+            assert 0 <= jp["expected_forward_s"] <= jp["expected_s"]
     # Ranked by the expected step time, best first.
     ranking = [c.ranking_s for c in p.candidates]
     assert ranking == sorted(ranking)

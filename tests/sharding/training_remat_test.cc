@@ -348,3 +348,65 @@ TEST_CASE("remat: every policy's name parses back, MaxText's names too, and the 
   CHECK(roofline::parse_remat("minimal_flash") == Remat::kMinimalWithContext);
   CHECK(roofline::parse_remat("save_dot_except_mlp") == std::nullopt);  // not modelled
 }
+
+TEST_CASE("expected: each pass's transfers hide under that pass's compute only") {
+  // Without a pipeline the forward pass gathers weights and copies to the
+  // host, the backward gathers again, reduces the gradients and copies back
+  // (scripts/dcn_collectives.py: a layer's gradient reduction sits in the
+  // backward loop); each pass's traffic hides under its own compute.
+  const Mesh m = mesh("X=64", "tpu-v5p");
+  const AxisMask x = axes(m, "X");
+  for (Remat r : {Remat::kNone, Remat::kFull, Remat::kOffload, Remat::kOffloadQkv}) {
+    INFO(roofline::remat_name(r));
+    const TrainingStep s = step(llama8b(), "tpu-v5p", m, {.data = x, .fsdp = x}, {.batch_tokens = 64 * 8192, .remat = r});
+    double c = 0, cf = 0, h = 0, hf = 0, e = 0;
+    for (const roofline::StepPart& p : s.parts) {
+      CHECK(p.expected_forward_s >= 0);
+      CHECK(p.expected_forward_s <= p.expected_s * (1 + 1e-12));
+      if (p.name == "tensor-parallel collectives" || p.name == "pipeline transfers") e += p.expected_s;
+      else if (p.name == "fsdp collectives" || p.name == "gradient all-reduce" || p.name == "host offload")
+        h += p.expected_s, hf += p.expected_forward_s;
+      else c += p.expected_s, cf += p.expected_forward_s;
+    }
+    CHECK(part(s, "gradient all-reduce").expected_forward_s == 0);
+    // One copy out after each layer's forward, one back before its backward.
+    CHECK(part(s, "host offload").expected_forward_s == Approx(part(s, "host offload").expected_s / 2));
+    CHECK(s.expected_compute_s == Approx(c));
+    CHECK(s.expected_exposed_s == Approx(e + std::max(0.0, hf - cf) + std::max(0.0, (h - hf) - (c - cf))));
+  }
+  // Without remat a weight matmul runs once forward and twice backward, the
+  // three of one FLOP count: compute-bound, a third of the projections'
+  // time is the forward's. Full remat runs Q/K/V's again in the backward.
+  const TrainingStep none = step(llama8b(), "tpu-v5p", m, {.data = x, .fsdp = x}, {.batch_tokens = 64 * 8192});
+  const roofline::StepPart& proj = part(none, "attention projections");
+  CHECK(proj.expected_forward_s == Approx(proj.expected_s / 3).epsilon(1e-3));
+  const TrainingStep full =
+      step(llama8b(), "tpu-v5p", m, {.data = x, .fsdp = x}, {.batch_tokens = 64 * 8192, .remat = Remat::kFull});
+  CHECK(part(full, "attention projections").expected_forward_s == Approx(proj.expected_forward_s));
+  CHECK(part(full, "attention projections").expected_s > proj.expected_s);
+  // MaxText's 2023 32B model on a v5e-256 (docs/planner_validation.md), 8192
+  // tokens a chip, with host offload of all of none's set: the copies out
+  // take longer than the forward's compute and the copies back less than
+  // the backward's. The whole step's compute could hold all of them (the
+  // rule before 2026-11-28 exposed only H - C), but the forward's excess
+  // cannot wait for the backward.
+  const roofline::ModelConfig scale32{.name = "maxtext-2023-scale32", .layers = 32, .d_model = 10240,
+                                      .d_ff = 32768, .heads = 32, .kv_heads = 32, .head_dim = 256,
+                                      .vocab = 32768, .seq_len = 2048, .mlp = roofline::MlpKind::kPlain,
+                                      .tied_embeddings = true};
+  const Mesh v5e = mesh("X=256", "tpu-v5e");
+  const AxisMask all = axes(v5e, "X");
+  const TrainingStep off =
+      step(scale32, "tpu-v5e", v5e, {.data = all, .fsdp = all}, {.batch_tokens = 256 * 8192, .remat = Remat::kOffload});
+  double c = 0, cf = 0, h = 0, hf = 0;
+  for (const roofline::StepPart& p : off.parts) {
+    if (p.name == "fsdp collectives" || p.name == "gradient all-reduce" || p.name == "host offload")
+      h += p.expected_s, hf += p.expected_forward_s;
+    else if (p.name != "tensor-parallel collectives" && p.name != "pipeline transfers")
+      c += p.expected_s, cf += p.expected_forward_s;
+  }
+  REQUIRE(hf > cf);
+  REQUIRE(h - hf < c - cf);
+  CHECK(off.expected_exposed_s == Approx(hf - cf));
+  CHECK(off.expected_exposed_s > std::max(0.0, h - c) + 0.3);
+}

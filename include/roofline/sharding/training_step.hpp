@@ -116,11 +116,15 @@ struct TrainingConfig {
 // host-link copies the same way (t_ici_s and ici_bytes are the host link's).
 // `expected_s` sums each op's calibrated expected time
 // (roofline::expected_s with the op's CostClass), before the pipeline
-// bubble and before any overlap.
+// bubble and before any overlap; `expected_forward_s` is the share of it
+// that runs in the forward pass (the rest runs in the backward, with the
+// forward work a remat policy runs again there), which the overlap model
+// needs: a transfer of one pass hides only under that pass's compute.
 struct StepPart {
   std::string_view name;
   Prediction roofline;
   double expected_s = 0;
+  double expected_forward_s = 0;
 };
 
 struct MemoryPerChip {
@@ -158,7 +162,8 @@ struct TrainingStep {
   // The calibrated expected step time, between the bounds' assumptions
   // (docs/layers.md, "Expected step time"): compute at its calibrated
   // times stretched by the bubble; tensor-parallel and pipeline transfers
-  // exposed; FSDP, gradient and host-offload traffic hidden under compute
+  // exposed; FSDP, gradient and host-offload traffic hidden under the
+  // compute of its own pass (forward or backward; with a pipeline, all of it)
   // up to the compute time. Never below step_time_s.
   double expected_s = 0;
   double expected_compute_s = 0;  // the calibrated compute, times the bubble

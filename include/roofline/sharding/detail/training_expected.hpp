@@ -20,8 +20,18 @@
 //       offload copies: hidden, because they move weights, gradients or
 //       saved activations of another layer and run asynchronously (XLA's
 //       async collectives and host copies), but only under compute that
-//       exists: up to C, the excess is exposed
-//   expected = max(C, H) + E, and never below the lower bound.
+//       exists: without a pipeline, each pass's under that pass's compute
+//       (the forward's weight gathers and copies to the host under the
+//       forward, C_f; the backward's gathers, gradient reductions and
+//       copies back under the backward, C_b, recompute included), the
+//       excess of each exposed. XLA reduces a layer's gradient inside the
+//       backward loop's body, the data-parallel (DCN) all-reduce of its
+//       FSDP shard too, so it can run behind the next layer's backward but
+//       not behind a forward pass that is over (scripts/dcn_collectives.py).
+//       With a pipeline, 1F1B interleaves the two passes of different
+//       microbatches on each stage: there H hides under all of C
+//   expected = C + max(0, H_f - C_f) + max(0, H_b - C_b) + E (with a
+//   pipeline C + max(0, H - C) + E), and never below the lower bound.
 #pragma once
 
 #include <algorithm>
@@ -33,15 +43,21 @@ namespace roofline::detail::step {
 inline void step_totals(const Context& c, TrainingStep& st) {
   st.bubble_factor = static_cast<double>(c.M + c.P - 1) / c.M;
   Prediction& r = st.roofline;
-  double compute = 0, compute_expected = 0, exposed = 0, hidden = 0;
+  double compute = 0, compute_expected = 0, compute_forward = 0, exposed = 0, hidden = 0, hidden_forward = 0;
   for (int i = 0; i < static_cast<int>(st.parts.size()); ++i) {
     const StepPart& p = st.parts[static_cast<std::size_t>(i)];
     accumulate(r, p.roofline);
     compute += p.roofline.t_lower_s;
     switch (overlap_of(i)) {
-      case Overlap::kCompute: compute_expected += p.expected_s; break;
+      case Overlap::kCompute:
+        compute_expected += p.expected_s;
+        compute_forward += p.expected_forward_s;
+        break;
       case Overlap::kExposed: exposed += p.expected_s * (i == kTp ? st.bubble_factor : 1.0); break;
-      case Overlap::kHidden: hidden += p.expected_s; break;
+      case Overlap::kHidden:
+        hidden += p.expected_s;
+        hidden_forward += p.expected_forward_s;
+        break;
     }
   }
   st.t_host_s = st.parts[kHostOffload].roofline.t_ici_s;
@@ -55,7 +71,11 @@ inline void step_totals(const Context& c, TrainingStep& st) {
   st.step_time_s = r.t_lower_s;
 
   st.expected_compute_s = compute_expected * st.bubble_factor;
-  st.expected_exposed_s = exposed + std::max(0.0, hidden - st.expected_compute_s);
+  const double excess =
+      c.P > 1 ? std::max(0.0, hidden - st.expected_compute_s)
+              : std::max(0.0, hidden_forward - compute_forward) +
+                    std::max(0.0, (hidden - hidden_forward) - (compute_expected - compute_forward));
+  st.expected_exposed_s = exposed + excess;
   // With efficiencies at most 1 (every built-in calibration) each op's
   // expected time is at least its roofline, so C >= t_compute_s and
   // H + E >= t_ici_s, and the sum is already >= the lower bound; a fitted

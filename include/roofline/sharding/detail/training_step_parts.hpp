@@ -34,13 +34,22 @@
 
 namespace roofline::detail::step {
 
+// Which pass of the step the ops added next run in: the forward, or the
+// backward (where jax's remat runs its recomputed forward work too).
+enum class Pass { kForward, kBackward };
+
 // Adds ops to one part of the step: each op's roofline into the part's
 // roofline and its calibrated expected time (roofline::expected_s with the
-// op's cost class) into the part's expected_s, `times` occurrences each.
+// op's cost class) into the part's expected_s (and expected_forward_s for
+// the forward pass's), `times` occurrences each. Ops run in the forward
+// pass unless added after backward().
 class PartBuilder {
  public:
   PartBuilder(StepPart& part, const Chip& chip, DType dtype, const ChipCalibration& cal)
       : p_(part), chip_(chip), dtype_(dtype), cal_(cal) {}
+
+  PartBuilder& forward() { pass_ = Pass::kForward; return *this; }
+  PartBuilder& backward() { pass_ = Pass::kBackward; return *this; }
 
   // [m, k] @ [k, n], `times` times.
   void matmul(std::int64_t m, std::int64_t k, std::int64_t n, double times) {
@@ -48,18 +57,29 @@ class PartBuilder {
     add(predict(Matmul{.m = m, .k = k, .n = n, .dtype = dtype_}, chip_), CostClass::kMatmul, times);
   }
   // A forward matmul X[m, k] @ W[k, n] run `forward_runs` times (2 when the
-  // remat policy recomputes it) and its two backward matmuls dX = dY W^T
-  // and dW = X^T dY.
+  // remat policy recomputes it: once in the forward pass, again in the
+  // backward) and its two backward matmuls dX = dY W^T and dW = X^T dY.
   void training_matmul(std::int64_t m, std::int64_t k, std::int64_t n, double forward_runs, double times) {
-    matmul(m, k, n, forward_runs * times);
+    const Pass was = pass_;
+    forward().matmul(m, k, n, times);
+    backward().matmul(m, k, n, (forward_runs - 1) * times);
     matmul(m, n, k, times);
     matmul(k, m, n, times);
+    pass_ = was;
   }
   // Work given by its FLOPs and bytes: element-wise work (kMemory) or a
   // fused kernel on the matrix units (kMatmul: flash attention).
   void stream(double flops, double bytes, double times, CostClass c = CostClass::kMemory) {
     if (times <= 0) return;
     add(make_prediction(flops, bytes, 0, 0, dtype_, chip_), c, times);
+  }
+  // Forward work run `runs` times per occurrence (2: the remat policy runs
+  // it again in the backward pass).
+  void forward_stream(double flops, double bytes, double runs, double times, CostClass c = CostClass::kMemory) {
+    const Pass was = pass_;
+    forward().stream(flops, bytes, times, c);
+    backward().stream(flops, bytes, (runs - 1) * times, c);
+    pass_ = was;
   }
   void collective(const CollectiveTime& t, double times) { link(t.t_ici_s, t.bytes_per_link, CostClass::kCollective, times); }
   // A copy of `bytes` between HBM and host memory over the host link.
@@ -70,7 +90,11 @@ class PartBuilder {
  private:
   void add(const Prediction& p, CostClass c, double times) {
     accumulate(p_.roofline, p, times);
-    p_.expected_s += times * expected_s(p, c, cal_);
+    add_expected(times * expected_s(p, c, cal_));
+  }
+  void add_expected(double s) {
+    p_.expected_s += s;
+    if (pass_ == Pass::kForward) p_.expected_forward_s += s;
   }
   // Transfers add only their link time: the step overlaps them with the
   // compute of the whole step, not op by op.
@@ -81,13 +105,14 @@ class PartBuilder {
     Prediction one;
     one.t_ici_s = t_s;
     settle_bounds(one);
-    p_.expected_s += times * expected_s(one, c, cal_);
+    add_expected(times * expected_s(one, c, cal_));
   }
 
   StepPart& p_;
   const Chip& chip_;
   DType dtype_;
   const ChipCalibration& cal_;
+  Pass pass_ = Pass::kForward;
 };
 
 enum Part {
@@ -232,13 +257,12 @@ inline void attention_core(const Context& c, TrainingStep& st) {
                          static_cast<double>(s.nl * s.H) * skipped;
   const double q_bytes = static_cast<double>(c.t * s.nl * s.H) * c.bytes;  // Q, O, dO, dQ: [t, N_l H]
   const double kv_bytes = static_cast<double>(c.t * s.kl * s.H) * c.bytes;  // K, V, dK, dV: [t, K_l H]
-  const double fwd_runs = c.runs.attn_core * c.per_layer;
   if (kernel != AttentionKernel::kMaterialized) {
     // Q, K, V and O cross HBM once forward; Q, K, V, O, dO in and dQ, dK,
     // dV out backward. The products run on the matrix units: calibrated as
     // matmuls.
-    ac.stream(2 * product, 2 * q_bytes + 2 * kv_bytes, fwd_runs, CostClass::kMatmul);
-    ac.stream(4 * product, 4 * q_bytes + 4 * kv_bytes, c.per_layer, CostClass::kMatmul);
+    ac.forward_stream(2 * product, 2 * q_bytes + 2 * kv_bytes, c.runs.attn_core, c.per_layer, CostClass::kMatmul);
+    ac.backward().stream(4 * product, 4 * q_bytes + 4 * kv_bytes, c.per_layer, CostClass::kMatmul);
     return;
   }
   // Materialised ("dot_product"): each product is its own matmul and the
@@ -254,9 +278,11 @@ inline void attention_core(const Context& c, TrainingStep& st) {
   // is not counted: N_l times smaller than the scores.
   const double e = static_cast<double>(c.t) * static_cast<double>(s.nl) * static_cast<double>(s.T);
   const double e_bytes = e * c.bytes;
-  ac.stream(product, q_bytes + kv_bytes + e_bytes, fwd_runs, CostClass::kMatmul);  // S = Q K^T
-  ac.stream(5 * e, 2 * e_bytes, fwd_runs);                                         // P = softmax(S + mask)
-  ac.stream(product, e_bytes + kv_bytes + q_bytes, fwd_runs, CostClass::kMatmul);  // O = P V
+  const double runs = c.runs.attn_core;
+  ac.forward_stream(product, q_bytes + kv_bytes + e_bytes, runs, c.per_layer, CostClass::kMatmul);  // S = Q K^T
+  ac.forward_stream(5 * e, 2 * e_bytes, runs, c.per_layer);                                        // P = softmax(S + mask)
+  ac.forward_stream(product, e_bytes + kv_bytes + q_bytes, runs, c.per_layer, CostClass::kMatmul);  // O = P V
+  ac.backward();
   ac.stream(product, q_bytes + kv_bytes + e_bytes, c.per_layer, CostClass::kMatmul);          // dP = dO V^T
   ac.stream(product, e_bytes + q_bytes + kv_bytes, c.per_layer, CostClass::kMatmul);          // dV = P^T dO
   ac.stream(4 * e, 3 * e_bytes, c.per_layer);                                                   // dS
@@ -285,11 +311,11 @@ inline void layer_compute(const Context& c, TrainingStep& st) {
     // transcendental); its backward reads g, u, dh and writes dg, du.
     const double el = static_cast<double>(t * s.Fl);
     if (gated) {
-      mlp.stream(4 * el, 3 * el * c.bytes, c.runs.elementwise * c.per_layer);
-      mlp.stream(8 * el, 5 * el * c.bytes, c.per_layer);
+      mlp.forward_stream(4 * el, 3 * el * c.bytes, c.runs.elementwise, c.per_layer);
+      mlp.backward().stream(8 * el, 5 * el * c.bytes, c.per_layer);
     } else {
-      mlp.stream(4 * el, 2 * el * c.bytes, c.runs.elementwise * c.per_layer);
-      mlp.stream(8 * el, 3 * el * c.bytes, c.per_layer);
+      mlp.forward_stream(4 * el, 2 * el * c.bytes, c.runs.elementwise, c.per_layer);
+      mlp.backward().stream(8 * el, 3 * el * c.bytes, c.per_layer);
     }
   }
   {
@@ -298,9 +324,9 @@ inline void layer_compute(const Context& c, TrainingStep& st) {
     // residual adds (read 2, write 1).
     PartBuilder n = c.part(st, kNorms);
     const double el = static_cast<double>(t * s.Dl);
-    n.stream(2 * 4 * el, 2 * 2 * el * c.bytes, c.runs.elementwise * c.per_layer);
-    n.stream(2 * 8 * el, 2 * 3 * el * c.bytes, c.per_layer);
-    n.stream(2 * el, 2 * 3 * el * c.bytes, c.runs.elementwise * c.per_layer);
+    n.forward_stream(2 * 4 * el, 2 * 2 * el * c.bytes, c.runs.elementwise, c.per_layer);
+    n.forward_stream(2 * el, 2 * 3 * el * c.bytes, c.runs.elementwise, c.per_layer);
+    n.backward().stream(2 * 8 * el, 2 * 3 * el * c.bytes, c.per_layer);
   }
 }
 
@@ -331,7 +357,9 @@ inline void layer_collectives(const Context& c, TrainingStep& st) {
     PartBuilder f = c.part(st, kFsdp);
     // Under every remat policy: a recomputed matmul uses the weights the
     // backward gathers anyway (scripts/remat_collectives.py).
-    f.collective(collective_time(mesh, CollectiveKind::kAllGather, c.lay.fsdp, c.layer_weight_bytes), 2 * c.per_layer);
+    const CollectiveTime gather = collective_time(mesh, CollectiveKind::kAllGather, c.lay.fsdp, c.layer_weight_bytes);
+    f.forward().collective(gather, c.per_layer);
+    f.backward().collective(gather, c.per_layer);
     f.collective(collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.fsdp, c.layer_grad_bytes()),
                  c.per_layer);
   }
@@ -339,7 +367,8 @@ inline void layer_collectives(const Context& c, TrainingStep& st) {
     // Pure data parallelism: the gradient (its FSDP shard, in the gradient
     // dtype) is all-reduced once per step, off the critical path.
     PartBuilder g = c.part(st, kGradSync);
-    g.collective(collective_time(mesh, CollectiveKind::kAllReduce, c.dp_only, c.layer_grad_bytes() / c.Xf), c.L_s);
+    g.backward().collective(collective_time(mesh, CollectiveKind::kAllReduce, c.dp_only, c.layer_grad_bytes() / c.Xf),
+                            c.L_s);
   }
 }
 
@@ -352,8 +381,8 @@ inline void embedding_and_loss(const Context& c, TrainingStep& st) {
   if (c.has_embed) {
     PartBuilder e = c.part(st, kEmbed);
     const double el = static_cast<double>(t * s.Dl);
-    e.stream(0, 2 * el * c.bytes, c.M);  // gather rows: read and write [t, D/Y]
-    e.stream(el, 3 * el * c.bytes, c.M);  // scatter-add the gradient rows
+    e.stream(0, 2 * el * c.bytes, c.M);             // gather rows: read and write [t, D/Y]
+    e.backward().stream(el, 3 * el * c.bytes, c.M);  // scatter-add the gradient rows
   }
   {
     // Outside the rematerialised layers: its forward runs once under every
@@ -362,7 +391,8 @@ inline void embedding_and_loss(const Context& c, TrainingStep& st) {
     u.training_matmul(t, s.D, s.Vl, 1, c.M);
     // Softmax cross-entropy on [t, V/Y]: read the logits, keep fp32
     // probabilities, write their gradient (5 FLOPs an element: max, subtract,
-    // sum, divide, subtract; the exp is a transcendental).
+    // sum, divide, subtract; the exp is a transcendental). At the turn of
+    // the two passes; counted with the forward.
     const double el = static_cast<double>(t * s.Vl);
     u.stream(5 * el, el * (2 * c.bytes + 2 * 4.0), c.M);
   }
@@ -376,13 +406,18 @@ inline void embedding_and_loss(const Context& c, TrainingStep& st) {
   const double tables = (c.has_embed && !c.model.tied_embeddings) ? 2 : 1;
   if (c.Xf > 1) {
     PartBuilder f = c.part(st, kFsdp);
-    f.collective(collective_time(mesh, CollectiveKind::kAllGather, c.lay.fsdp, c.embed_bytes), (tables + 1) * c.M);
+    // Each table gathered for the forward, the unembedding again for its
+    // backward (the embedding's backward is a scatter-add into its gradient).
+    const CollectiveTime gather = collective_time(mesh, CollectiveKind::kAllGather, c.lay.fsdp, c.embed_bytes);
+    f.forward().collective(gather, tables * c.M);
+    f.backward().collective(gather, c.M);
     f.collective(collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.fsdp, c.embed_grad_bytes()),
                  tables * c.M);
   }
   if (c.dp_only) {
     PartBuilder g = c.part(st, kGradSync);
-    g.collective(collective_time(mesh, CollectiveKind::kAllReduce, c.dp_only, c.embed_grad_bytes() / c.Xf), tables);
+    g.backward().collective(collective_time(mesh, CollectiveKind::kAllReduce, c.dp_only, c.embed_grad_bytes() / c.Xf),
+                            tables);
   }
 }
 
@@ -406,7 +441,8 @@ inline void host_offload(const Context& c, TrainingStep& st) {
   const LayerActivations a = c.activations(c.cfg.remat);
   if (a.host_bytes <= 0) return;
   PartBuilder h = c.part(st, kHostOffload);
-  h.host_copy(static_cast<double>(c.t) * a.host_bytes, 2 * c.per_layer);
+  h.forward().host_copy(static_cast<double>(c.t) * a.host_bytes, c.per_layer);   // out after the forward
+  h.backward().host_copy(static_cast<double>(c.t) * a.host_bytes, c.per_layer);  // back before the backward
 }
 
 // The last two steps, each in its own header (included at the end of this
