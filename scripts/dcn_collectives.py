@@ -11,14 +11,16 @@ slice x fsdp (2 x 4 by default, of 8 host devices), the tokens sharded over
 both axes (data parallelism over `slice`, as MaxText's dcn_data_parallelism
 puts it, and FSDP over `fsdp`), each weight sharded on D over `fsdp` and
 replicated over `slice`, and lists for each loop body of the optimised HLO
-and for the entry computation the collectives by the axes they span:
+and for the entry computation the collectives by the axes their groups
+span:
 
-  fsdp    over `fsdp` alone: the weight gathers and the gradient's
-          reduce-scatter (the CPU backend keeps it as an all-reduce and a
-          slice)
-  slice   over `slice` alone: the data-parallel all-reduce of the
-          gradient's FSDP shard
-  both    over both axes or all devices
+  fsdp        over `fsdp` alone: the weight gathers, a gradient's
+              reduce-scatter (the CPU backend keeps it as an all-reduce and
+              a slice)
+  slice       over `slice` alone: a data-parallel all-reduce of the
+              gradient's FSDP shard
+  slice+fsdp  over both axes
+  ?           groups not read (all devices in one group, replica_groups={})
 
 What it shows (jax 0.10.2; 64 and 4096 tokens, 2 x 4 and 4 x 2, the
 policies none, minimal and full): the forward loop body gathers a layer's

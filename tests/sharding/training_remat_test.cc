@@ -236,9 +236,11 @@ TEST_CASE("expected: a roofline calibration hides FSDP under compute and exposes
   const TrainingStep f = step(llama8b(), "tpu-v5p", m, {.data = x, .fsdp = x},
                               {.batch_tokens = 64 * 8192, .remat = Remat::kFull}, &exact);
   CHECK(f.expected_compute_s == Approx(f.t_compute_s));
-  // FSDP only: max(compute, FSDP traffic), the lower bound itself.
+  // FSDP only: each pass's FSDP traffic fits under its compute, so the
+  // expectation is the compute, the lower bound itself.
   CHECK(f.expected_s == Approx(f.step_time_s));
-  // With TP: max(compute, FSDP) + TP, between the bounds.
+  // With TP: compute (FSDP hidden in both passes, as max(compute, FSDP) would
+  // have it) + TP, between the bounds.
   const Mesh mt = mesh("X=16,Y=4", "tpu-v5p");
   const TrainingStep tp = step(llama8b(), "tpu-v5p", mt,
                                {.data = axes(mt, "X"), .fsdp = axes(mt, "X"), .model = axes(mt, "Y")},
@@ -409,4 +411,71 @@ TEST_CASE("expected: each pass's transfers hide under that pass's compute only")
   REQUIRE(h - hf < c - cf);
   CHECK(off.expected_exposed_s == Approx(hf - cf));
   CHECK(off.expected_exposed_s > std::max(0.0, h - c) + 0.3);
+}
+
+TEST_CASE("expected: which pass each transfer runs in") {
+  // Expected at the roofline (efficiency 1, no floors) and gradients in
+  // bf16, so an all-gather and a reduce-scatter of one layer take the same
+  // time, and a vocabulary of 128 leaves the tables' transfers a rounding
+  // error beside the layers'.
+  const ChipCalibration exact;
+  roofline::ModelConfig small_vocab = llama8b();
+  small_vocab.vocab = 128;
+  TrainingConfig cfg{.batch_tokens = 64 * 8192};
+  cfg.dtypes.grads = roofline::DType::kBF16;
+  const Mesh m = mesh("S=2,X=16,Y=2", "tpu-v5p");
+  const ParallelLayout lay{.data = axes(m, "S,X"), .fsdp = axes(m, "X"), .model = axes(m, "Y")};
+  const TrainingStep s = step(small_vocab, "tpu-v5p", m, lay, cfg, &exact);
+  // FSDP: a layer's weights gathered before its forward and again before its
+  // backward, its gradient reduce-scattered in the backward: a third forward.
+  const roofline::StepPart& fsdp = part(s, "fsdp collectives");
+  CHECK(fsdp.expected_forward_s == Approx(fsdp.expected_s / 3).epsilon(1e-3));
+  // The data-parallel all-reduce over S: all of it in the backward.
+  REQUIRE(part(s, "gradient all-reduce").expected_s > 0);
+  CHECK(part(s, "gradient all-reduce").expected_forward_s == 0);
+  // TP without remat, each of one [t, D] array: the forward's 2 gathers and
+  // 2 reduce-scatters of the 6 + 4 a layer (tp_collectives), over 32 layers,
+  // and the unembedding's gather (its reduce-scatter is the backward's).
+  const roofline::StepPart& tp = part(s, "tensor-parallel collectives");
+  CHECK(tp.expected_forward_s == Approx((4 * 32 + 1) / (10 * 32 + 2.0) * tp.expected_s));
+
+  // One layer and a vocabulary of 128,256 untied: the tables dominate. The
+  // embedding and the unembedding gathered for the forward, the unembedding
+  // again for its backward, both gradients reduce-scattered: 2 of 5.
+  roofline::ModelConfig one_layer = llama8b();
+  one_layer.layers = 1;
+  const Mesh mx = mesh("X=64", "tpu-v5p");
+  const AxisMask x = axes(mx, "X");
+  const TrainingStep t = step(one_layer, "tpu-v5p", mx, {.data = x, .fsdp = x}, cfg, &exact);
+  const roofline::StepPart& tables = part(t, "fsdp collectives");
+  CHECK(tables.expected_forward_s / tables.expected_s == Approx(0.4).epsilon(0.05));
+  CHECK(tables.expected_forward_s / tables.expected_s < 0.45);
+}
+
+TEST_CASE("expected: with a pipeline, transfers hide under all of a stage's compute") {
+  // 1F1B runs one microbatch's forward beside another's backward on each
+  // stage, and the bubble leaves it idle with transfers to run: the host
+  // copies out of MaxText's 2023 32B model (v5e, offload), which outlast
+  // the forward passes, still hide under the stage's whole compute.
+  const roofline::ModelConfig scale32{.name = "maxtext-2023-scale32", .layers = 32, .d_model = 10240,
+                                      .d_ff = 32768, .heads = 32, .kv_heads = 32, .head_dim = 256,
+                                      .vocab = 32768, .seq_len = 2048, .mlp = roofline::MlpKind::kPlain,
+                                      .tied_embeddings = true};
+  const Mesh m = mesh("P=2,X=128", "tpu-v5e");
+  const ParallelLayout lay{.data = axes(m, "X"), .fsdp = axes(m, "X"), .pipeline_axis = *m.index("P")};
+  const TrainingStep s = step(scale32, "tpu-v5e", m, lay,
+                              {.batch_tokens = 256 * 8192, .remat = Remat::kOffload, .microbatches = 4});
+  double c = 0, cf = 0, h = 0, hf = 0, e = 0;
+  for (const roofline::StepPart& p : s.parts) {
+    if (p.name == "tensor-parallel collectives") e += p.expected_s * s.bubble_factor;
+    else if (p.name == "pipeline transfers") e += p.expected_s;
+    else if (p.name == "fsdp collectives" || p.name == "gradient all-reduce" || p.name == "host offload")
+      h += p.expected_s, hf += p.expected_forward_s;
+    else c += p.expected_s, cf += p.expected_forward_s;
+  }
+  const double per_pass = std::max(0.0, hf - cf) + std::max(0.0, (h - hf) - (c - cf));
+  const double whole = std::max(0.0, h - c * s.bubble_factor);
+  REQUIRE(per_pass > whole + 0.1);  // the two rules differ here
+  CHECK(s.expected_compute_s == Approx(c * s.bubble_factor));
+  CHECK(s.expected_exposed_s == Approx(e + whole));
 }

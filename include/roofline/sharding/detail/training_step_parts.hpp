@@ -97,7 +97,7 @@ class PartBuilder {
     if (pass_ == Pass::kForward) p_.expected_forward_s += s;
   }
   // Transfers add only their link time: the step overlaps them with the
-  // compute of the whole step, not op by op.
+  // compute of their pass (training_expected.hpp), not op by op.
   void link(double t_s, double bytes, CostClass c, double times) {
     if (times <= 0) return;
     p_.roofline.t_ici_s += times * t_s;
@@ -344,9 +344,13 @@ inline void layer_collectives(const Context& c, TrainingStep& st) {
     const double v = static_cast<double>(c.t * c.s.D) * c.bytes;
     const CollectiveTime ag = collective_time(mesh, CollectiveKind::kAllGather, c.lay.model, v);
     const CollectiveTime rs = collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.model, v);
+    // The forward gathers each block's input and reduce-scatters its output
+    // (2 + 2); the backward makes the rest.
     const TpCollectives n = tp_collectives(c.runs);
-    tp.collective(ag, n.all_gathers * c.per_layer);
-    tp.collective(rs, n.reduce_scatters * c.per_layer);
+    tp.forward().collective(ag, 2 * c.per_layer);
+    tp.forward().collective(rs, 2 * c.per_layer);
+    tp.backward().collective(ag, (n.all_gathers - 2) * c.per_layer);
+    tp.backward().collective(rs, (n.reduce_scatters - 2) * c.per_layer);
   }
   if (c.Xf > 1) {
     // ZeRO-3: gather a layer's weights before its forward and again before
@@ -365,7 +369,8 @@ inline void layer_collectives(const Context& c, TrainingStep& st) {
   }
   if (c.dp_only) {
     // Pure data parallelism: the gradient (its FSDP shard, in the gradient
-    // dtype) is all-reduced once per step, off the critical path.
+    // dtype) is all-reduced once per step, a layer at a time in the
+    // backward pass (scripts/dcn_collectives.py), behind its compute.
     PartBuilder g = c.part(st, kGradSync);
     g.backward().collective(collective_time(mesh, CollectiveKind::kAllReduce, c.dp_only, c.layer_grad_bytes() / c.Xf),
                             c.L_s);
@@ -400,8 +405,8 @@ inline void embedding_and_loss(const Context& c, TrainingStep& st) {
     // The unembedding needs [t, D] whole: gather it, reduce-scatter dX.
     PartBuilder tp = c.part(st, kTp);
     const double v = static_cast<double>(t * s.D) * c.bytes;
-    tp.collective(collective_time(mesh, CollectiveKind::kAllGather, c.lay.model, v), c.M);
-    tp.collective(collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.model, v), c.M);
+    tp.forward().collective(collective_time(mesh, CollectiveKind::kAllGather, c.lay.model, v), c.M);
+    tp.backward().collective(collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.model, v), c.M);
   }
   const double tables = (c.has_embed && !c.model.tied_embeddings) ? 2 : 1;
   if (c.Xf > 1) {
@@ -428,7 +433,9 @@ inline void pipeline_transfers(const Context& c, TrainingStep& st) {
   PartBuilder pp = c.part(st, kPipe);
   const AxisMask pm = AxisMask{1} << c.lay.pipeline_axis;
   const double shard = static_cast<double>(c.t * c.s.Dl) * c.bytes;
-  pp.collective(collective_time(c.mesh, CollectiveKind::kPermute, pm, shard * c.P, 1), 2.0 * c.M);
+  const CollectiveTime shift = collective_time(c.mesh, CollectiveKind::kPermute, pm, shard * c.P, 1);
+  pp.forward().collective(shift, c.M);   // activations to the next stage
+  pp.backward().collective(shift, c.M);  // their gradients back
 }
 
 // Remat::kOffload and kOffloadQkv: what each layer keeps in host memory
