@@ -45,38 +45,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import remat_collectives as rc  # noqa: E402  (sets the 8 host devices before jax starts)
 
 jax, jnp, np = rc.jax, rc.jnp, rc.np
-from jax.ad_checkpoint import checkpoint_name  # noqa: E402
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P  # noqa: E402
 
 POLICIES = {p: rc.POLICIES[p] for p in ("none", "minimal", "full")}
 
 
 def compiled_hlo(policy, tokens, slices, fsdp):
+    """The optimised HLO of the step, and its mesh: the tokens over both
+    axes, each weight sharded on D over `fsdp` and replicated over `slice`."""
     devices = np.array(jax.devices()[: slices * fsdp]).reshape(slices, fsdp)
     mesh = Mesh(devices, ("slice", "fsdp"))
-    act = NamedSharding(mesh, P(("slice", "fsdp"), None))
-
-    def layer(x, w):
-        wq, wo, wi, wd = w
-        x = jax.lax.with_sharding_constraint(x, act)
-        a = jnp.tanh(checkpoint_name(jnp.dot(x, wq), "qkv_proj"))
-        x = x + checkpoint_name(jnp.dot(a, wo), "out_proj")
-        h = jax.nn.relu(checkpoint_name(jnp.dot(x, wi), "mlpwi"))
-        return x + checkpoint_name(jnp.dot(h, wd), "mlpwo")
-
-    f = layer if POLICIES[policy] is None else jax.checkpoint(layer, policy=POLICIES[policy], prevent_cse=False)
-
-    def loss(ws, x):
-        x, _ = jax.lax.scan(lambda c, w: (f(c, w), None), x, ws)
-        return jnp.sum(x.astype(jnp.float32) ** 2)
-
-    def put(shape, sharding):
-        return jax.device_put(jnp.ones(shape, jnp.bfloat16), sharding)
-
-    d_in, d_out = NamedSharding(mesh, P(None, "fsdp", None)), NamedSharding(mesh, P(None, None, "fsdp"))
-    ws = (put((rc.LAYERS, rc.D, rc.F), d_in), put((rc.LAYERS, rc.F, rc.D), d_out),
-          put((rc.LAYERS, rc.D, rc.F), d_in), put((rc.LAYERS, rc.F, rc.D), d_out))
-    return jax.jit(jax.grad(loss)).lower(ws, put((tokens, rc.D), act)).compile().as_text(), mesh
+    return rc.scanned_grad_hlo(mesh, NamedSharding(mesh, P(("slice", "fsdp"), None)),
+                               NamedSharding(mesh, P(None, "fsdp", None)), NamedSharding(mesh, P(None, None, "fsdp")),
+                               policy, tokens, constrain_block_outputs=False), mesh
 
 
 def device_groups(line):
@@ -116,16 +97,8 @@ def placement(hlo, mesh):
     """For the entry computation and each while body: its collectives as
     {kind: {axes: operands}}, kind 'gather' or 'reduce', axes those the
     group spans."""
-    bodies, name, entry = {}, None, None
-    for line in hlo.splitlines():
-        if line and not line.startswith(" ") and line.rstrip().endswith("{"):
-            name = line.split()[1] if line.startswith("ENTRY") else line.split()[0]
-            if line.startswith("ENTRY"):
-                entry = name
-            bodies[name] = []
-        elif name is not None:
-            bodies[name].append(line)
-    loops = [b for _, b in re.findall(r"while\([^)]*\), condition=(%[\w.\-]+), body=(%[\w.\-]+)", hlo)]
+    bodies, entry = rc.computations(hlo)
+    loops = rc.loop_bodies(hlo)
     out = {}
     for label, body in [("entry", entry)] + [(f"loop {i}", b) for i, b in enumerate(loops)]:
         found = {"gather": {}, "reduce": {}}
@@ -142,11 +115,9 @@ def placement(hlo, mesh):
 
 
 def main():
-    args = sys.argv[1:]
-    tokens = int(args[args.index("--tokens") + 1]) if "--tokens" in args else 64
-    slices, fsdp = (int(x) for x in args[args.index("--mesh") + 1].split("x")) if "--mesh" in args else (2, 4)
+    tokens, slices, fsdp, as_json = rc.args_of(sys.argv[1:], (2, 4))
     table = {p: placement(*compiled_hlo(p, tokens, slices, fsdp)) for p in POLICIES}
-    if "--json" in args:
+    if as_json:
         print(json.dumps({"jax": jax.__version__, "tokens": tokens, "mesh": [slices, fsdp], "placement": table},
                          indent=1))
         return

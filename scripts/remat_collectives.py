@@ -65,21 +65,21 @@ POLICIES = {
 }
 
 
-def compiled_hlo(policy, tokens, fsdp, model):
-    """The optimised HLO of the step, and its mesh."""
-    devices = np.array(jax.devices()[: fsdp * model]).reshape(fsdp, model)
-    mesh = Mesh(devices, ("fsdp", "model"))
-    act = NamedSharding(mesh, P("fsdp", "model"))
+def scanned_grad_hlo(mesh, act, w_in, w_out, policy, tokens, constrain_block_outputs=True):
+    """The optimised HLO of the gradient of LAYERS scanned decoder-like
+    layers under `policy`: the residual stream [tokens, D] sharded as `act`
+    (and each block's output too, where `constrain_block_outputs`), W_q and
+    W_in as `w_in`, W_o and W_down as `w_out` (stacked over the layers)."""
+    def out(v):
+        return jax.lax.with_sharding_constraint(v, act) if constrain_block_outputs else v
 
     def layer(x, w):
         wq, wo, wi, wd = w
         x = jax.lax.with_sharding_constraint(x, act)
         a = jnp.tanh(checkpoint_name(jnp.dot(x, wq), "qkv_proj"))
-        o = jax.lax.with_sharding_constraint(checkpoint_name(jnp.dot(a, wo), "out_proj"), act)
-        x = x + o
+        x = x + out(checkpoint_name(jnp.dot(a, wo), "out_proj"))
         h = jax.nn.relu(checkpoint_name(jnp.dot(x, wi), "mlpwi"))
-        m = jax.lax.with_sharding_constraint(checkpoint_name(jnp.dot(h, wd), "mlpwo"), act)
-        return x + m
+        return x + out(checkpoint_name(jnp.dot(h, wd), "mlpwo"))
 
     f = layer if POLICIES[policy] is None else jax.checkpoint(layer, policy=POLICIES[policy], prevent_cse=False)
 
@@ -90,10 +90,44 @@ def compiled_hlo(policy, tokens, fsdp, model):
     def put(shape, sharding):
         return jax.device_put(jnp.ones(shape, jnp.bfloat16), sharding)
 
-    stacked = NamedSharding(mesh, P(None, "fsdp", "model")), NamedSharding(mesh, P(None, "model", "fsdp"))
-    ws = (put((LAYERS, D, F), stacked[0]), put((LAYERS, F, D), stacked[1]),
-          put((LAYERS, D, F), stacked[0]), put((LAYERS, F, D), stacked[1]))
-    return jax.jit(jax.grad(loss)).lower(ws, put((tokens, D), act)).compile().as_text(), mesh
+    ws = (put((LAYERS, D, F), w_in), put((LAYERS, F, D), w_out), put((LAYERS, D, F), w_in),
+          put((LAYERS, F, D), w_out))
+    return jax.jit(jax.grad(loss)).lower(ws, put((tokens, D), act)).compile().as_text()
+
+
+def compiled_hlo(policy, tokens, fsdp, model):
+    """The optimised HLO of the step, and its mesh."""
+    devices = np.array(jax.devices()[: fsdp * model]).reshape(fsdp, model)
+    mesh = Mesh(devices, ("fsdp", "model"))
+    return scanned_grad_hlo(mesh, NamedSharding(mesh, P("fsdp", "model")),
+                            NamedSharding(mesh, P(None, "fsdp", "model")),
+                            NamedSharding(mesh, P(None, "model", "fsdp")), policy, tokens), mesh
+
+
+def computations(hlo):
+    """The module's computations as {name: lines}, and the entry's name."""
+    bodies, name, entry = {}, None, None
+    for line in hlo.splitlines():
+        if line and not line.startswith(" ") and line.rstrip().endswith("{"):
+            name = line.split()[1] if line.startswith("ENTRY") else line.split()[0]
+            if line.startswith("ENTRY"):
+                entry = name
+            bodies[name] = []
+        elif name is not None:
+            bodies[name].append(line)
+    return bodies, entry
+
+
+def loop_bodies(hlo):
+    """The body computations of the module's while loops, in order."""
+    return [b for _, b in re.findall(r"while\([^)]*\), condition=(%[\w.\-]+), body=(%[\w.\-]+)", hlo)]
+
+
+def args_of(argv, default_mesh):
+    """--tokens N (64), --mesh AxB (default_mesh), --json."""
+    tokens = int(argv[argv.index("--tokens") + 1]) if "--tokens" in argv else 64
+    a, b = (int(x) for x in argv[argv.index("--mesh") + 1].split("x")) if "--mesh" in argv else default_mesh
+    return tokens, a, b, "--json" in argv
 
 
 COLLECTIVE = re.compile(r"= (\([^=]*?\)|\S+) (all-gather|all-reduce|reduce-scatter)(?:-start)?\(([^)]*)\)")
@@ -137,17 +171,10 @@ def counts(hlo, mesh):
     ids = np.vectorize(lambda d: d.id)(mesh.devices)
     axis_groups = {name: {frozenset(r) for r in np.moveaxis(ids, i, -1).reshape(-1, ids.shape[i]).tolist()}
                    for i, name in enumerate(mesh.axis_names)}
-    bodies = {}
-    name = None
-    for line in hlo.splitlines():
-        if line and not line.startswith(" ") and line.rstrip().endswith("{"):
-            name = line.split()[0]
-            bodies[name] = []
-        elif name is not None:
-            bodies[name].append(line)
+    bodies, _ = computations(hlo)
     out = {"matmuls": 0, "tp_gathers": 0, "tp_reduces": 0, "fsdp_gathers": 0, "tp_gathers_raw": 0,
            "fsdp_gathers_raw": 0, "other_axes": 0}
-    body_names = {b for _, b in re.findall(r"while\([^)]*\), condition=(%[\w.\-]+), body=(%[\w.\-]+)", hlo)}
+    body_names = set(loop_bodies(hlo))
     dots = []
     for name in body_names:
         lines = bodies.get(name, [])
@@ -176,11 +203,9 @@ def counts(hlo, mesh):
 
 
 def main():
-    args = sys.argv[1:]
-    tokens = int(args[args.index("--tokens") + 1]) if "--tokens" in args else 64
-    fsdp, model = (int(x) for x in args[args.index("--mesh") + 1].split("x")) if "--mesh" in args else (2, 4)
+    tokens, fsdp, model, as_json = args_of(sys.argv[1:], (2, 4))
     table = {p: counts(*compiled_hlo(p, tokens, fsdp, model)) for p in POLICIES}
-    if "--json" in args:
+    if as_json:
         print(json.dumps({"jax": jax.__version__, "tokens": tokens, "mesh": [fsdp, model], "per_layer": table},
                          indent=1))
         return
