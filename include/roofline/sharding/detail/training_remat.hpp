@@ -133,13 +133,18 @@ constexpr RematRuns remat_runs(Remat r) {
 // block's output in the forward and dIn in the backward, 4, and Wo's output
 // again where the policy reruns Wo (the MLP block's input is rebuilt from
 // it); W_down's output is never rebuilt.
+// Of them the forward pass makes each block's input gather and output
+// reduce-scatter (2 + 2); the backward, with its recompute, the rest.
 struct TpCollectives {
   double all_gathers;
   double reduce_scatters;
+  double forward_all_gathers;
+  double forward_reduce_scatters;
 };
 
 constexpr TpCollectives tp_collectives(const RematRuns& runs) {
-  return {.all_gathers = 6, .reduce_scatters = 4 + (runs.out_proj - 1)};
+  return {.all_gathers = 6, .reduce_scatters = 4 + (runs.out_proj - 1), .forward_all_gathers = 2,
+          .forward_reduce_scatters = 2};
 }
 
 // A layer's activations per token, in bytes of the compute dtype (the fp32

@@ -344,13 +344,11 @@ inline void layer_collectives(const Context& c, TrainingStep& st) {
     const double v = static_cast<double>(c.t * c.s.D) * c.bytes;
     const CollectiveTime ag = collective_time(mesh, CollectiveKind::kAllGather, c.lay.model, v);
     const CollectiveTime rs = collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.model, v);
-    // The forward gathers each block's input and reduce-scatters its output
-    // (2 + 2); the backward makes the rest.
     const TpCollectives n = tp_collectives(c.runs);
-    tp.forward().collective(ag, 2 * c.per_layer);
-    tp.forward().collective(rs, 2 * c.per_layer);
-    tp.backward().collective(ag, (n.all_gathers - 2) * c.per_layer);
-    tp.backward().collective(rs, (n.reduce_scatters - 2) * c.per_layer);
+    tp.forward().collective(ag, n.forward_all_gathers * c.per_layer);
+    tp.forward().collective(rs, n.forward_reduce_scatters * c.per_layer);
+    tp.backward().collective(ag, (n.all_gathers - n.forward_all_gathers) * c.per_layer);
+    tp.backward().collective(rs, (n.reduce_scatters - n.forward_reduce_scatters) * c.per_layer);
   }
   if (c.Xf > 1) {
     // ZeRO-3: gather a layer's weights before its forward and again before
