@@ -12,9 +12,13 @@ the page in the same commit. Such text sits in a page between two markers,
 and this script knows which command makes each block:
 
     planner   published-runs-*   sharding_test "published runs: the tables*"
-                                 (the test prints its blocks with the markers)
+                                 (the test prints its blocks with the markers);
+                                 published-runs-summary is its published-runs-targets
+                                 again, for the README
     fidelity  fidelity-real      roofline fidelity ../shared/data/real --format md
                                  (needs ../shared)
+              fidelity-summary   the first two paragraphs of fidelity-real (the
+                                 README's)
               fidelity-in-sample roofline calibrate ../shared/data/real -o CAL, then
                                  roofline fidelity ../shared/data/real --calibration CAL
                                  --format md: its first two lines and its chip rows
@@ -83,13 +87,20 @@ def run(argv, cwd=ROOT):
 
 
 def planner_blocks(args):
-    return blocks(run([args.sharding_test, "published runs: the tables*"]), "sharding_test's output")
+    made = blocks(run([args.sharding_test, "published runs: the tables*"]), "sharding_test's output")
+    # The README shows the targets table too; a block sits in one page, so
+    # its copy there has a name of its own.
+    if "published-runs-targets" in made:
+        made["published-runs-summary"] = made["published-runs-targets"]
+    return made
 
 
 def fidelity_blocks(args):
     # Run from the repository root with the relative path, as the page's
     # command is given: the trace names in the table are that path.
     out = {"fidelity-real": run([args.roofline, "fidelity", "../shared/data/real", "--format", "md"])}
+    # The README's: the counts and the overall medians and 90th percentiles.
+    out["fidelity-summary"] = "\n\n".join(out["fidelity-real"].split("\n\n")[:2]).rstrip("\n") + "\n"
     # The same benchmark judging a fit on all the ops it is tested on.
     with tempfile.TemporaryDirectory() as tmp:
         cal = pathlib.Path(tmp) / "real.cal.json"
@@ -147,7 +158,7 @@ def usage_blocks(args):
 # the names of the blocks it makes)
 PRODUCERS = {
     "planner": (planner_blocks, False, re.compile(r"published-runs-[a-z-]+")),
-    "fidelity": (fidelity_blocks, True, re.compile(r"fidelity-(real|in-sample)")),
+    "fidelity": (fidelity_blocks, True, re.compile(r"fidelity-(real|summary|in-sample)")),
     "usage": (usage_blocks, False, re.compile(r"usage-[a-z]+")),
 }
 
