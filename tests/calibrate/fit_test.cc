@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 #include "roofline/calibrate/fit.hpp"
 #include "roofline/core.hpp"
@@ -260,8 +261,32 @@ TEST_CASE("fit: a family's efficiency its ops cannot tell stays the class's; one
   CHECK(mentions(g.notes, "memory / hit: memory efficiency 2 > 1: HBM's bandwidth was beaten"));
 }
 
+TEST_CASE("fit: a family of two ops gets its own launch floor and keeps the class's efficiency") {
+  // Two ops tell one parameter: the floor. An efficiency needs
+  // FitOptions::min_samples ops that inform it, so it stays the class's.
+  const CalibrationFit f = fit_calibration(chip("h100-sxm"), two_families(2));
+  const roofline::FamilyCurve* bn = f.calibration.family_curve(CostClass::kMemory, "bn");
+  REQUIRE(bn != nullptr);
+  CHECK(bn->quality.samples == 2);
+  CHECK(bn->curve.memory_efficiency == Approx(0.9).epsilon(1e-3));
+  CHECK(bn->curve.floor_s > f.calibration.curve(CostClass::kMemory).floor_s);
+  // Its two ops sit nearer their time on it than on the class's curve.
+  ChipCalibration class_only = f.calibration;
+  class_only.families.clear();
+  for (const CalibrationSample& s : f.samples) {
+    if (s.family != "bn") continue;
+    CHECK(std::abs(roofline::expected_s(s, f.calibration) / s.measured_s - 1) <
+          std::abs(roofline::expected_s(s, class_only) / s.measured_s - 1));
+  }
+  CHECK(mentions(f.notes, "memory / bn: its own curve (2 ops;"));
+}
+
 TEST_CASE("fit: a family of fewer than min_family_samples ops, or the whole class, stays on the class's curve") {
-  CHECK(fit_calibration(chip("h100-sxm"), two_families(4)).calibration.families.empty());
+  static_assert(FitOptions{}.min_family_samples == 2);
+  CHECK(fit_calibration(chip("h100-sxm"), two_families(1)).calibration.families.empty());
+  FitOptions five;
+  five.min_family_samples = 5;
+  CHECK(fit_calibration(chip("h100-sxm"), two_families(4), five).calibration.families.empty());
   std::vector<CalibrationSample> only_bn = two_families(8);
   std::erase_if(only_bn, [](const CalibrationSample& s) { return s.family == "vec"; });
   const CalibrationFit f = fit_calibration(chip("h100-sxm"), only_bn);
