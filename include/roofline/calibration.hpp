@@ -97,10 +97,11 @@ inline std::string kernel_family(std::string_view name) {
 
 // A kernel family's own curve, where a fit found its ops off their class's
 // curve together (roofline calibrate: FitOptions::min_family_samples ops
-// or more, 2; an efficiency from 3): one implementation's kernels share a
-// launch cost and a way of moving bytes that the class's other kernels do
-// not (cuDNN's batch norms, PyTorch's reductions and its dtype-converting
-// copies, an A100's device copies).
+// or more; fewer than 3 only where they are launch-bound, and they tell
+// the floor alone): one implementation's kernels share a launch cost and a
+// way of moving bytes that the class's other kernels do not (cuDNN's batch
+// norms, PyTorch's reductions and its dtype-converting copies, an A100's
+// device copies).
 struct FamilyCurve {
   CostClass cost_class = CostClass::kMemory;
   std::string family;  // kernel_family() of the ops' names

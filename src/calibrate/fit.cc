@@ -264,6 +264,12 @@ void note_beaten(std::vector<std::string>& notes, std::string_view name, const C
   note_beaten(notes, name, "link", k.link_efficiency);
 }
 
+// Whether an op's expected time on `cal` is mostly the launch floor of its
+// class's curve: an op that says what a launch costs, not what a rate is.
+bool launch_bound(const CalibrationSample& s, const ChipCalibration& cal) {
+  return cal.curve(s.cost_class).floor_s >= 0.5 * expected_s(s, cal);
+}
+
 // Per class, each kernel family with FitOptions::min_family_samples ops or
 // more (and other ops beside it) fitted on its own, from the class's curve
 // and from that curve without its floor; kept where it beats the class's curve on the
@@ -283,6 +289,15 @@ void fit_families(CalibrationFit& out, const FitOptions& options) {
     if (key.second.empty() || static_cast<int>(members.size()) < options.min_family_samples ||
         members.size() == per_class[static_cast<std::size_t>(key.first)] ||
         out.classes[static_cast<std::size_t>(key.first)].origin != CurveOrigin::kFitted)
+      continue;
+    // Too few ops to tell a rate (min_samples), a family can tell only its
+    // floor, a launch cost: only where its ops are launch-bound on the
+    // class's curve. Else the floor takes up whatever the class's rates miss
+    // on those ops (the V100's two volta_sgemm_128x32_nt, convolutions the
+    // trace leaves ambiguous: a 271 us "launch" for every kernel of the name).
+    if (static_cast<int>(members.size()) < options.min_samples &&
+        !std::all_of(members.begin(), members.end(),
+                     [&](const CalibrationSample* m) { return launch_bound(*m, out.calibration); }))
       continue;
     ClassProblem c;
     c.samples = members;

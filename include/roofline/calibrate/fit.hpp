@@ -39,12 +39,11 @@ struct FitOptions {
   // A kernel family (kernel_family) with this many ops or more, beside other
   // ops of its class, is fitted on its own; its curve is kept where it cuts
   // the family's median |error| against the class's curve by at least
-  // kFamilyGain and leaves its 90th percentile no worse. Two ops tell a
-  // family's launch floor; its efficiencies, like a class's, need
-  // min_samples ops each and stay the class's until then. Chosen by the
-  // cross-validated benchmark on the real traces (docs/calibration.md):
-  // 2 gave 17.9% median and 80.5% p90 there, 5 (until 2026-11-28) 19.2%
-  // and 85.3%, and 1 (a floor from one op) 18.2% and 83.6%.
+  // kFamilyGain and leaves its 90th percentile no worse. Two launch-bound
+  // ops tell a family's launch floor; its efficiencies, like a class's,
+  // need min_samples ops each and stay the class's until then. Chosen by
+  // the cross-validated benchmark on the real traces (docs/calibration.md,
+  // "Kernel families", has the figures of each choice).
   int min_family_samples = 2;
 };
 
