@@ -52,34 +52,26 @@ class PartBuilder {
   PartBuilder& backward() { pass_ = Pass::kBackward; return *this; }
 
   // [m, k] @ [k, n], `times` times.
-  void matmul(std::int64_t m, std::int64_t k, std::int64_t n, double times) {
-    if (times <= 0 || m <= 0 || k <= 0 || n <= 0) return;
-    add(predict(Matmul{.m = m, .k = k, .n = n, .dtype = dtype_}, chip_), CostClass::kMatmul, times);
-  }
+  void matmul(std::int64_t m, std::int64_t k, std::int64_t n, double times) { matmul_in(pass_, m, k, n, times); }
   // A forward matmul X[m, k] @ W[k, n] run `forward_runs` times (2 when the
   // remat policy recomputes it: once in the forward pass, again in the
   // backward) and its two backward matmuls dX = dY W^T and dW = X^T dY.
   void training_matmul(std::int64_t m, std::int64_t k, std::int64_t n, double forward_runs, double times) {
-    const Pass was = pass_;
-    forward().matmul(m, k, n, times);
-    backward().matmul(m, k, n, (forward_runs - 1) * times);
-    matmul(m, n, k, times);
-    matmul(k, m, n, times);
-    pass_ = was;
+    matmul_in(Pass::kForward, m, k, n, times);
+    matmul_in(Pass::kBackward, m, k, n, (forward_runs - 1) * times);
+    matmul_in(Pass::kBackward, m, n, k, times);
+    matmul_in(Pass::kBackward, k, m, n, times);
   }
   // Work given by its FLOPs and bytes: element-wise work (kMemory) or a
   // fused kernel on the matrix units (kMatmul: flash attention).
   void stream(double flops, double bytes, double times, CostClass c = CostClass::kMemory) {
-    if (times <= 0) return;
-    add(make_prediction(flops, bytes, 0, 0, dtype_, chip_), c, times);
+    stream_in(pass_, flops, bytes, times, c);
   }
   // Forward work run `runs` times per occurrence (2: the remat policy runs
   // it again in the backward pass).
   void forward_stream(double flops, double bytes, double runs, double times, CostClass c = CostClass::kMemory) {
-    const Pass was = pass_;
-    forward().stream(flops, bytes, times, c);
-    backward().stream(flops, bytes, (runs - 1) * times, c);
-    pass_ = was;
+    stream_in(Pass::kForward, flops, bytes, times, c);
+    stream_in(Pass::kBackward, flops, bytes, (runs - 1) * times, c);
   }
   void collective(const CollectiveTime& t, double times) { link(t.t_ici_s, t.bytes_per_link, CostClass::kCollective, times); }
   // A copy of `bytes` between HBM and host memory over the host link.
@@ -88,13 +80,21 @@ class PartBuilder {
   }
 
  private:
-  void add(const Prediction& p, CostClass c, double times) {
-    accumulate(p_.roofline, p, times);
-    add_expected(times * expected_s(p, c, cal_));
+  void matmul_in(Pass pass, std::int64_t m, std::int64_t k, std::int64_t n, double times) {
+    if (times <= 0 || m <= 0 || k <= 0 || n <= 0) return;
+    add(pass, predict(Matmul{.m = m, .k = k, .n = n, .dtype = dtype_}, chip_), CostClass::kMatmul, times);
   }
-  void add_expected(double s) {
+  void stream_in(Pass pass, double flops, double bytes, double times, CostClass c) {
+    if (times <= 0) return;
+    add(pass, make_prediction(flops, bytes, 0, 0, dtype_, chip_), c, times);
+  }
+  void add(Pass pass, const Prediction& p, CostClass c, double times) {
+    accumulate(p_.roofline, p, times);
+    add_expected(pass, times * expected_s(p, c, cal_));
+  }
+  void add_expected(Pass pass, double s) {
     p_.expected_s += s;
-    if (pass_ == Pass::kForward) p_.expected_forward_s += s;
+    if (pass == Pass::kForward) p_.expected_forward_s += s;
   }
   // Transfers add only their link time: the step overlaps them with the
   // compute of their pass (training_expected.hpp), not op by op.
@@ -105,7 +105,7 @@ class PartBuilder {
     Prediction one;
     one.t_ici_s = t_s;
     settle_bounds(one);
-    add_expected(times * expected_s(one, c, cal_));
+    add_expected(pass_, times * expected_s(one, c, cal_));
   }
 
   StepPart& p_;
