@@ -5,7 +5,10 @@
 # the wheel installed into a fresh virtualenv with nothing else but pytest,
 # the README's one-line check, then the pytest suite on the installed package
 # and its `roofline` command (jax and pandas absent there: those tests skip
-# or check the message a user without them gets).
+# or check the message a user without them gets). Last, the README's Python
+# lines as a new user runs them: a second fresh virtualenv with the wheel and
+# jax (the version scripts/venv.sh pins, from pip's cache after it), from the
+# repository root (tests/python/test_package_entry.py).
 #
 # Usage: scripts/python_package.sh [WORK_DIR]   (default build-test/wheel)
 set -euo pipefail
@@ -24,3 +27,8 @@ echo "python_package.sh: roofline.predict(Matmul(m=32768, k=8192, n=32768), chip
 case "$got" in 0.0893*) ;; *) echo "python_package.sh: expected 0.0893..." >&2; exit 1 ;; esac
 PATH="$work/venv/bin:$PATH" ROOFLINE_CLI="$work/venv/bin/roofline" \
   "$work/venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/python"
+readme="$work/readme-venv"
+"$python" -m venv "$readme"
+"$readme/bin/pip" install --disable-pip-version-check -q pytest jax==0.10.2 jaxlib==0.10.2 "$work"/dist/roofline-*.whl
+cd "$root"
+"$readme/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/python/test_package_entry.py"
