@@ -43,6 +43,18 @@ from typing import Any, Mapping, Optional
 HLO_FORMS = ("partitioned", "compiled", "lowered")
 DEFAULT_HLO = "partitioned"
 
+# The partitioned module is fixed by XLA's SPMD passes, before any CPU
+# backend work, so the partitioned and lowered forms compile with LLVM's
+# optimisation off: the partitioned module stays byte-identical
+# (tests/python/test_package_entry.py) and the compile takes about 0.75x
+# the CPU time of jax's default one on the ViT-S/16 step
+# (bench/python/jax_predict_speed.py, docs/python.md "Speed"). The rest of
+# XLA:CPU's pipeline (its own passes, then code generation of every kernel)
+# still runs: jaxlib offers no way to stop after the partitioner.
+# hlo="compiled" costs the CPU's optimised module and so compiles with jax's
+# defaults.
+FAST_COMPILE_OPTIONS = {"xla_backend_optimization_level": 0}
+
 
 @dataclasses.dataclass(frozen=True)
 class OpRow:
@@ -258,8 +270,13 @@ def hlo_text(fn, *args, mesh=None, hlo=DEFAULT_HLO, in_shardings=None, out_shard
         lowered = lower()
     dump_dir = tempfile.mkdtemp(prefix="roofline_jax_")
     try:
-        options = {"xla_dump_to": dump_dir, "xla_dump_hlo_pass_re": "spmd-partitioning"} if hlo == "partitioned" else None
-        compiled = lowered.compile(compiler_options=options) if options else lowered.compile()
+        if hlo == "compiled":
+            compiled = lowered.compile()  # the CPU's own module, as jax compiles it by default
+        else:
+            options = dict(FAST_COMPILE_OPTIONS)
+            if hlo == "partitioned":
+                options.update(xla_dump_to=dump_dir, xla_dump_hlo_pass_re="spmd-partitioning")
+            compiled = lowered.compile(compiler_options=options)
         if hlo == "partitioned":
             with open(_partitioned_text(dump_dir)) as f:
                 text = f.read()
