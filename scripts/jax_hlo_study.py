@@ -37,6 +37,10 @@ from jax.sharding import PartitionSpec as P  # noqa: E402
 import roofline  # noqa: E402
 import roofline.jax as rj  # noqa: E402
 
+# The study sets jax's own compiled.cost_analysis() beside each form, so every
+# form compiles in-process (the worker makes no executable).
+rj.USE_WORKER = False
+
 REAL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "data", "real")
 FORMS = rj.HLO_FORMS
 S = jax.ShapeDtypeStruct

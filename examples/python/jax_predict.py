@@ -58,8 +58,8 @@ def main():
     print(f"{pred.module} on {pred.num_devices} x {pred.chip}, HLO costed: {pred.hlo}")
     print(f"per device: {pred.flops:.4g} FLOPs, {pred.hbm_bytes:.4g} HBM bytes, {pred.ici_bytes:.4g} ICI bytes")
     print(f"step floor: {pred.t_lower_s * 1e6:.1f} us ({pred.bound}-bound), expected {pred.expected_s * 1e6:.1f} us")
-    xla = pred.xla["compiled"]
-    print(f"jax cost_analysis (XLA:CPU module): {xla.flops:.4g} FLOPs, {xla.bytes_accessed:.4g} bytes")
+    xla = pred.xla["costed"]
+    print(f"XLA's cost analysis of the same module: {xla.flops:.4g} FLOPs, {xla.bytes_accessed:.4g} bytes")
     n = len(pred.collectives)
     sent = sum(r.ici_bytes * r.executions for r in pred.collectives)
     print(f"collectives: {n}, {sent:.4g} ICI bytes")

@@ -40,20 +40,24 @@ import tempfile
 import warnings
 from typing import Any, Mapping, Optional
 
+from roofline import _jax_worker
+
 HLO_FORMS = ("partitioned", "compiled", "lowered")
 DEFAULT_HLO = "partitioned"
 
 # The partitioned module is fixed by XLA's SPMD passes, before any CPU
-# backend work, so the partitioned and lowered forms compile with LLVM's
-# optimisation off: the partitioned module stays byte-identical
-# (tests/python/test_package_entry.py) and the compile takes about 0.75x
-# the CPU time of jax's default one on the ViT-S/16 step
-# (bench/python/jax_predict_speed.py, docs/python.md "Speed"). The rest of
-# XLA:CPU's pipeline (its own passes, then code generation of every kernel)
-# still runs: jaxlib offers no way to stop after the partitioner.
+# backend work. On a mesh it comes from a worker process that stops right
+# after the partitioner (roofline/_jax_worker.py); where that does not apply
+# the partitioned and lowered forms compile in-process with LLVM's
+# optimisation off, which leaves the module byte-identical
+# (tests/python/test_package_entry.py) at about 0.75x the CPU time
+# (bench/python/jax_predict_speed.py, docs/python.md "Speed").
 # hlo="compiled" costs the CPU's optimised module and so compiles with jax's
 # defaults.
 FAST_COMPILE_OPTIONS = {"xla_backend_optimization_level": 0}
+# Read the partitioned module from a worker process that exits once XLA has
+# written it (roofline/_jax_worker.py); False compiles in-process.
+USE_WORKER = True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,7 +107,9 @@ class JaxPrediction:
     cross-device ones. ``xla`` holds XLA's own cost analysis beside ours:
     ``xla["costed"]`` of the very module we costed (when jaxlib can parse it
     back), ``xla["compiled"]`` of the CPU executable
-    (``compiled.cost_analysis()``), ``xla["lowered"]`` of the global
+    (``compiled.cost_analysis()``; only where one was compiled in-process:
+    on a mesh the partitioned module comes from a worker that stops before
+    code generation), ``xla["lowered"]`` of the global
     pre-optimisation module (``lowered.cost_analysis()``).
     """
 
@@ -242,7 +248,9 @@ def _partitioned_text(dump_dir):
 def hlo_text(fn, *args, mesh=None, hlo=DEFAULT_HLO, in_shardings=None, out_shardings=None, static_argnums=None,
              **kwargs):
     """The HLO text predict() would cost, with the jax objects it came from:
-    (text, lowered, compiled, num_devices)."""
+    (text, lowered, compiled, num_devices). `compiled` is None where the
+    partitioned module came from the worker process, which stops before an
+    executable exists."""
     if hlo not in HLO_FORMS:
         raise ValueError(f"hlo: expected one of {', '.join(HLO_FORMS)}, got {hlo!r}")
     jax = _jax()
@@ -263,11 +271,24 @@ def hlo_text(fn, *args, mesh=None, hlo=DEFAULT_HLO, in_shardings=None, out_shard
     def lower():
         return jitted.lower(*args, **kwargs)
 
-    if mesh_obj is not None and hasattr(jax, "set_mesh"):
-        with jax.set_mesh(mesh_obj):  # lets fn use bare PartitionSpecs and shard_map without a mesh
+    # The partitioned module of a step on several devices comes from a worker
+    # process that stops once the partitioner has written it (_jax_worker.py);
+    # started before lowering so that its start overlaps the tracing.
+    worker = None
+    if hlo == "partitioned" and USE_WORKER and len(jax.devices("cpu")) > 1:
+        worker = _jax_worker.start_worker(len(jax.devices("cpu")))
+    try:
+        if mesh_obj is not None and hasattr(jax, "set_mesh"):
+            with jax.set_mesh(mesh_obj):  # lets fn use bare PartitionSpecs and shard_map without a mesh
+                lowered = lower()
+        else:
             lowered = lower()
-    else:
-        lowered = lower()
+        if worker is not None:
+            got = _jax_worker.partitioned_text(worker, lowered, FAST_COMPILE_OPTIONS)
+            if got is not None and got[1] > 1:
+                return got[0], lowered, None, got[1]
+    finally:
+        _jax_worker.stop_worker(worker)
     dump_dir = tempfile.mkdtemp(prefix="roofline_jax_")
     try:
         if hlo == "compiled":
@@ -319,8 +340,9 @@ def predict(fn, *args, chip="tpu-v5e", mesh=None, hlo=DEFAULT_HLO, calibration=N
     target = chip if isinstance(chip, roofline.Chip) else roofline.chip(chip)
     result = roofline.hlo(text, target, calibration)
     rows = tuple(_row(r) for r in result.rows)
-    xla = {"compiled": _xla_cost("compiled", compiled.cost_analysis()),
-           "lowered": _xla_cost("lowered", lowered.cost_analysis())}
+    xla = {"lowered": _xla_cost("lowered", lowered.cost_analysis())}
+    if compiled is not None:  # None: the worker stopped before an executable existed
+        xla["compiled"] = _xla_cost("compiled", compiled.cost_analysis())
     costed = _cost_of_text(jax, text)
     if costed is not None:
         xla["costed"] = _xla_cost("costed", costed)

@@ -53,7 +53,7 @@ def test_readme_python_runs_as_written(repo):
     assert re.fullmatch(r"[0-9.]+ ms a step, [\w-]+-bound", lines[-1]), lines[-1]
 
 
-def test_fast_compile_leaves_the_partitioned_module_unchanged(monkeypatch):
+def test_worker_and_fast_compile_leave_the_partitioned_module_unchanged(monkeypatch):
     jax = pytest.importorskip("jax", reason="roofline.jax needs jax")
     import jax.numpy as jnp
     from jax.sharding import PartitionSpec as P
@@ -66,9 +66,37 @@ def test_fast_compile_leaves_the_partitioned_module_unchanged(monkeypatch):
 
     S = jax.ShapeDtypeStruct
     args = (S((256, 256), jnp.bfloat16), S((64, 256), jnp.bfloat16))
-    fast, _, _, n = rj.hlo_text(step, *args, mesh={"data": 8}, in_shardings=(P(), P("data")))
-    monkeypatch.setattr(rj, "FAST_COMPILE_OPTIONS", {})  # jax's default compile, dumped the same way
-    default, _, _, _ = rj.hlo_text(step, *args, mesh={"data": 8}, in_shardings=(P(), P("data")))
-    assert n == 8
-    assert fast == default
-    assert "all-reduce" in fast  # the gradient's: the partitioner did run
+
+    def text():
+        t, _, compiled, n = rj.hlo_text(step, *args, mesh={"data": 8}, in_shardings=(P(), P("data")))
+        assert n == 8
+        return t, compiled
+
+    from_worker, compiled = text()  # the default: a worker process that stops after the partitioner
+    assert compiled is None  # no executable was made
+    monkeypatch.setattr(rj, "USE_WORKER", False)
+    fast, compiled = text()  # in-process, LLVM's optimisation off
+    assert compiled is not None
+    monkeypatch.setattr(rj, "FAST_COMPILE_OPTIONS", {})
+    default, _ = text()  # jax's default compile, dumped the same way
+    assert from_worker == fast == default
+    assert "all-reduce" in default  # the gradient's: the partitioner did run
+
+
+def test_worker_failure_falls_back_to_the_in_process_compile(monkeypatch):
+    jax = pytest.importorskip("jax", reason="roofline.jax needs jax")
+    import jax.numpy as jnp
+    from jax.sharding import PartitionSpec as P
+
+    from roofline import _jax_worker
+    import roofline.jax as rj
+
+    # a worker that dies at once: the answer comes from the in-process compile
+    monkeypatch.setattr(_jax_worker, "start_worker",
+                        lambda n: __import__("subprocess").Popen([sys.executable, "-c", "raise SystemExit(5)"],
+                                                                 stdin=__import__("subprocess").PIPE, text=True))
+    S = jax.ShapeDtypeStruct
+    t, _, compiled, n = rj.hlo_text(lambda a: a @ a.T, S((64, 32), jnp.float32), mesh={"data": 8},
+                                    in_shardings=(P("data"),))
+    assert compiled is not None and n == 8
+    assert "all-gather" in t or "all-reduce" in t
