@@ -55,7 +55,7 @@ Prediction sum_unfused(const std::vector<HloPredictionRow>& rows, const Chip& ch
   Prediction p;
   for (const HloPredictionRow& r : rows) {
     if (r.aggregate) continue;
-    if (r.fusion_group < 0) {
+    if (r.hbm_bytes_unfused == r.cost.hbm_bytes()) {
       accumulate(p, r.prediction, r.executions);
       continue;
     }
@@ -94,6 +94,7 @@ enum class FusionPass : std::uint8_t { kOff, kOn };
 
 // Where the fusion pass put an instruction, for one inlined run of its computation.
 struct Fused {
+  bool fused = false;       // its bytes are the pass's
   std::int64_t group = -1;  // module-wide
   double bytes_read = 0;
   double bytes_written = 0;
@@ -120,8 +121,9 @@ class Flattener {
     inlining_.insert(comp);
     for (std::size_t k = 0; k < comp->instructions.size(); ++k) {
       Fused f;
-      if (groups != nullptr && groups->group[k] >= 0)
-        f = Fused{base + groups->group[k], groups->bytes_read[k], groups->bytes_written[k]};
+      if (groups != nullptr && groups->fused[k])
+        f = Fused{.fused = true, .group = groups->group[k] >= 0 ? base + groups->group[k] : -1,
+                  .bytes_read = groups->bytes_read[k], .bytes_written = groups->bytes_written[k]};
       instruction(comp->instructions[k], executions, depth, f);
     }
     inlining_.erase(comp);
@@ -139,7 +141,7 @@ class Flattener {
     if (i.opcode == HloOpcode::kWhile && row.cost.flags.trip_count_unknown)
       warn(i, HloLoopWarning::Kind::kTripCountUnknown, while_trip_count(i).why_unknown);
     if (!control) {
-      if (fused.group >= 0) {
+      if (fused.fused) {
         row.cost.bytes_read = fused.bytes_read;
         row.cost.bytes_written = fused.bytes_written;
         row.fusion_group = fused.group;

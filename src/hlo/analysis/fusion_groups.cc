@@ -1,79 +1,68 @@
-// Fusion groups of an unfused computation (fusion_groups.hpp). A union-find
-// over producer -> consumer edges, taken in program order, with the few
-// rules that keep a group something XLA's TPU and GPU pipelines build:
-// element-wise ops, data movement that only re-indexes, and reductions fuse
-// with each other; a dot or convolution takes element-wise neighbours
-// (bias, activation, convert, scale) but not a second dot nor a reduction.
-// Everything else (collectives, custom calls, loops, calls, sort, scatter,
-// gather, existing fusions) is a boundary whose operands and results live
-// in HBM.
+// Fusion of an unfused computation (fusion_groups.hpp). Three kinds of
+// instruction:
+//   producers  element-wise ops and data movement that only re-indexes
+//              (broadcast, reshape, transpose, slice, ...): cheap to
+//              recompute, fused into every kernel that uses them;
+//   kernels    dots, convolutions, reductions, dynamic-update-slices: each
+//              reads what it needs (through the producers fused into it)
+//              and writes its result to HBM; a producer whose value must
+//              reach HBM is a kernel too;
+//   others     collectives, calls, loops, custom calls, gather, scatter,
+//              sort, free ops: costed as they are; a producer they use is
+//              written to HBM.
+// A kernel reads each value in HBM it depends on through fused producers
+// once: its "sources", kept per producer so the work stays linear.
 #include "src/hlo/analysis/fusion_groups.hpp"
 
-#include <numeric>
+#include <algorithm>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "roofline/hlo/cost.hpp"
 #include "src/hlo/cost/handlers.hpp"
 
 namespace roofline::detail {
 namespace {
 
-enum class Role : std::uint8_t { kNone, kFusible, kReduce, kDot };
+enum class Kind : std::uint8_t { kOther, kProducer, kKernel };
 
-Role role(const HloInstruction& i) {
-  if (!i.shape.is_array()) return Role::kNone;
-  if (i.shape.memory_space() != kMemorySpaceDevice) return Role::kNone;  // host arrays move over PCIe
+// A producer with more sources than this is written to HBM instead (the
+// bookkeeping stays small; it only ever adds bytes).
+constexpr std::size_t kMaxSources = 32;
+
+Kind kind_of(const HloInstruction& i) {
+  if (!i.shape.is_array() || i.shape.memory_space() != kMemorySpaceDevice) return Kind::kOther;
+  for (const HloInstruction* o : i.operands)
+    if (o->shape.is_array() && o->shape.memory_space() != kMemorySpaceDevice) return Kind::kOther;  // host memory
   switch (i.opcode) {
-    case HloOpcode::kDot: case HloOpcode::kConvolution:
-      return Role::kDot;
-    case HloOpcode::kReduce: case HloOpcode::kReduceWindow:
-      return Role::kReduce;
+    case HloOpcode::kDot: case HloOpcode::kConvolution: case HloOpcode::kReduce: case HloOpcode::kReduceWindow:
+    case HloOpcode::kDynamicUpdateSlice:
+      return Kind::kKernel;
     case HloOpcode::kBroadcast: case HloOpcode::kReshape: case HloOpcode::kTranspose: case HloOpcode::kSlice:
-    case HloOpcode::kDynamicSlice: case HloOpcode::kDynamicUpdateSlice: case HloOpcode::kConcatenate:
-    case HloOpcode::kPad: case HloOpcode::kIota: case HloOpcode::kReverse: case HloOpcode::kCopy:
-      return Role::kFusible;
+    case HloOpcode::kDynamicSlice: case HloOpcode::kConcatenate: case HloOpcode::kPad: case HloOpcode::kIota:
+    case HloOpcode::kReverse: case HloOpcode::kCopy:
+      return Kind::kProducer;
     default:
-      return is_elementwise(i.opcode) ? Role::kFusible : Role::kNone;
+      return is_elementwise(i.opcode) ? Kind::kProducer : Kind::kOther;
   }
 }
 
-class UnionFind {
- public:
-  explicit UnionFind(std::size_t n) : parent_(n), dots_(n, 0), reduces_(n, 0) {
-    std::iota(parent_.begin(), parent_.end(), 0);
-  }
-  std::size_t find(std::size_t x) {
-    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
-    return x;
-  }
-  void mark(std::size_t x, Role r) {
-    dots_[x] = r == Role::kDot;
-    reduces_[x] = r == Role::kReduce;
-  }
-  // Joins the groups of a and b unless the result would hold two dots or a
-  // dot and a reduction.
-  void join(std::size_t a, std::size_t b) {
-    a = find(a), b = find(b);
-    if (a == b) return;
-    const int dots = dots_[a] + dots_[b];
-    const int reduces = reduces_[a] + reduces_[b];
-    if (dots > 1 || (dots > 0 && reduces > 0)) return;
-    parent_[b] = a;
-    dots_[a] = dots;
-    reduces_[a] = reduces;
-  }
+// A value in HBM a kernel reads, and how many bytes of it.
+using Source = std::pair<const HloInstruction*, double>;
 
- private:
-  std::vector<std::size_t> parent_;
-  std::vector<int> dots_;
-  std::vector<int> reduces_;
-};
+void add_source(std::vector<Source>* to, const Source& s) {
+  for (Source& t : *to)
+    if (t.first == s.first) {
+      t.second = std::max(t.second, s.second);
+      return;
+    }
+  to->push_back(s);
+}
 
-// The bytes a member reads of an operand from outside its group: a slice
-// or dynamic-slice the slice; a dynamic-update-slice nothing of the array it
-// updates in place; a constant of one element nothing (an immediate).
-double outside_read(const HloInstruction& user, std::size_t n, const HloInstruction& o) {
+// The bytes `user` reads of operand `n`, a value in HBM: a slice or
+// dynamic-slice only the slice, a dynamic-update-slice nothing of the array
+// it updates in place, a one-element constant nothing (an immediate).
+double bytes_seen(const HloInstruction& user, std::size_t n, const HloInstruction& o) {
   if (o.opcode == HloOpcode::kConstant && element_count(o.shape) <= 1) return 0;
   if (n == 0 && (user.opcode == HloOpcode::kSlice || user.opcode == HloOpcode::kDynamicSlice))
     return hbm_bytes_of(user.shape);
@@ -89,70 +78,93 @@ FusionGroups fuse_computation(const HloComputation& comp) {
   absl::flat_hash_map<const HloInstruction*, std::size_t> index;
   index.reserve(n);
   for (std::size_t k = 0; k < n; ++k) index.emplace(&ins[k], k);
-  std::vector<Role> roles(n);
-  UnionFind uf(n);
-  for (std::size_t k = 0; k < n; ++k) uf.mark(k, roles[k] = role(ins[k]));
+  auto at = [&](const HloInstruction* i) -> std::ptrdiff_t {
+    auto it = index.find(i);
+    return it == index.end() ? -1 : static_cast<std::ptrdiff_t>(it->second);
+  };
 
-  // Producer -> consumer edges, in program order.
+  std::vector<Kind> kind(n);
+  for (std::size_t k = 0; k < n; ++k) kind[k] = kind_of(ins[k]);
+  // A producer becomes a kernel (its value is written) when something that
+  // cannot fuse it uses it, or it is the computation's result. The array a
+  // dynamic-update-slice updates in place must be in HBM too.
   for (std::size_t k = 0; k < n; ++k) {
-    if (roles[k] == Role::kNone) continue;
-    for (const HloInstruction* o : ins[k].operands) {
-      auto it = index.find(o);
-      if (it == index.end() || roles[it->second] == Role::kNone) continue;
-      if (roles[k] == Role::kDot && roles[it->second] == Role::kDot) continue;
-      uf.join(it->second, k);
+    if ((ins[k].is_root || &ins[k] == comp.root) && kind[k] == Kind::kProducer) kind[k] = Kind::kKernel;
+    for (std::size_t m = 0; m < ins[k].operands.size(); ++m) {
+      const std::ptrdiff_t o = at(ins[k].operands[m]);
+      if (o < 0 || kind[static_cast<std::size_t>(o)] != Kind::kProducer) continue;
+      const bool absorbs = kind[k] == Kind::kProducer ||
+                           (kind[k] == Kind::kKernel && !(m == 0 && ins[k].opcode == HloOpcode::kDynamicUpdateSlice));
+      if (!absorbs) kind[static_cast<std::size_t>(o)] = Kind::kKernel;
     }
   }
 
-  // Groups of two or more get ids; a lone instruction keeps its own bytes.
-  std::vector<int> size(n, 0);
-  for (std::size_t k = 0; k < n; ++k)
-    if (roles[k] != Role::kNone) ++size[uf.find(k)];
-  FusionGroups out{.group = std::vector<int>(n, -1), .bytes_read = std::vector<double>(n, 0),
-                   .bytes_written = std::vector<double>(n, 0), .count = 0};
-  std::vector<int> id(n, -1);
-  for (std::size_t k = 0; k < n; ++k) {
-    if (roles[k] == Role::kNone || size[uf.find(k)] < 2) continue;
-    int& g = id[uf.find(k)];
-    if (g < 0) g = out.count++;
-    out.group[k] = g;
-  }
-  if (out.count == 0) return out;
-
-  // Reads: each outside value once per group (slices aside). Writes: a
-  // member's result when anything outside its group uses it, or it is the root.
-  std::vector<bool> used_outside(n, false);
-  for (std::size_t k = 0; k < n; ++k) {
-    for (const HloInstruction* o : ins[k].operands) {
-      auto it = index.find(o);
-      if (it == index.end()) continue;
-      const int g = out.group[it->second];
-      if (g >= 0 && out.group[k] != g) used_outside[it->second] = true;
-    }
-  }
-  absl::flat_hash_set<std::pair<int, const HloInstruction*>> read;
-  for (std::size_t k = 0; k < n; ++k) {
-    const int g = out.group[k];
-    if (g < 0) continue;
+  // Sources of each producer, in program order (operands come first in a
+  // valid module; one that does not is read as a value in HBM).
+  std::vector<std::vector<Source>> sources(n);
+  auto reads_of = [&](std::size_t k, std::vector<Source>* out) {
     const HloInstruction& i = ins[k];
     for (std::size_t m = 0; m < i.operands.size(); ++m) {
       const HloInstruction* o = i.operands[m];
-      auto it = index.find(o);
-      if (it != index.end() && out.group[it->second] == g) continue;
-      const bool part = m == 0 && (i.opcode == HloOpcode::kSlice || i.opcode == HloOpcode::kDynamicSlice ||
-                                   i.opcode == HloOpcode::kDynamicUpdateSlice);
-      if (!part && !read.insert({g, o}).second) continue;  // the group read it already
-      out.bytes_read[k] += outside_read(i, m, *o);
-    }
-    if (used_outside[k] || i.is_root || &i == comp.root) {
-      // A dynamic-update-slice of an array from outside the group updates it in place.
-      bool in_place = i.opcode == HloOpcode::kDynamicUpdateSlice && i.operands.size() > 1;
-      if (in_place) {
-        auto it = index.find(i.operands[0]);
-        in_place = it == index.end() || out.group[it->second] != g;
+      const std::ptrdiff_t p = at(o);
+      if (p >= 0 && static_cast<std::size_t>(p) < k && kind[static_cast<std::size_t>(p)] == Kind::kProducer) {
+        for (const Source& s : sources[static_cast<std::size_t>(p)]) add_source(out, s);
+      } else {
+        add_source(out, Source{o, bytes_seen(i, m, *o)});
       }
-      out.bytes_written[k] = in_place ? hbm_bytes_of(i.operands[1]->shape) : hbm_bytes_of(i.shape);
     }
+  };
+  for (std::size_t k = 0; k < n; ++k) {
+    if (kind[k] != Kind::kProducer) continue;
+    reads_of(k, &sources[k]);
+    if (sources[k].size() > kMaxSources) {
+      kind[k] = Kind::kKernel;  // written once; its users read it
+      sources[k].clear();
+    }
+  }
+
+  FusionGroups out{.fused = std::vector<bool>(n, false), .bytes_read = std::vector<double>(n, 0),
+                   .bytes_written = std::vector<double>(n, 0), .group = std::vector<int>(n, -1), .count = 0};
+  std::vector<int> kernel(n, -1);
+  int kernels = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (kind[k] == Kind::kProducer) {
+      out.fused[k] = true;  // recomputed where it is used: no bytes of its own
+      continue;
+    }
+    if (kind[k] != Kind::kKernel) continue;
+    out.fused[k] = true;
+    kernel[k] = kernels++;
+    std::vector<Source> reads;
+    reads_of(k, &reads);
+    for (const Source& s : reads) out.bytes_read[k] += s.second;
+    const HloInstruction& i = ins[k];
+    const bool in_place = i.opcode == HloOpcode::kDynamicUpdateSlice && i.operands.size() > 1;
+    out.bytes_written[k] = in_place ? hbm_bytes_of(i.operands[1]->shape) : hbm_bytes_of(i.shape);
+  }
+
+  // Groups, for the roofline of a kernel with what it fuses: a producer
+  // joins the kernel of its first user that is in one (users come later).
+  std::vector<std::vector<std::size_t>> users(n);
+  for (std::size_t k = 0; k < n; ++k)
+    for (const HloInstruction* o : ins[k].operands)
+      if (const std::ptrdiff_t p = at(o); p >= 0) users[static_cast<std::size_t>(p)].push_back(k);
+  std::vector<int> size(static_cast<std::size_t>(kernels), 1);
+  for (std::size_t k = n; k-- > 0;) {
+    if (kind[k] != Kind::kProducer) continue;
+    for (std::size_t u : users[k])
+      if (u > k && kernel[u] >= 0) {
+        kernel[k] = kernel[u];
+        ++size[static_cast<std::size_t>(kernel[u])];
+        break;
+      }
+  }
+  std::vector<int> id(static_cast<std::size_t>(kernels), -1);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (kernel[k] < 0 || size[static_cast<std::size_t>(kernel[k])] < 2) continue;
+    int& g = id[static_cast<std::size_t>(kernel[k])];
+    if (g < 0) g = out.count++;
+    out.group[k] = g;
   }
   return out;
 }

@@ -1,8 +1,8 @@
-// Which instructions of an unfused computation an accelerator's compiler
-// would fuse, and the HBM bytes each is charged once fused (docs/hlo_cost.md,
-// "Fusion of unfused modules"). Used by predict(HloModule) on modules that
-// hold no fusion instruction (XLA's fusion passes have not run: the
-// partitioned form roofline.jax.predict costs).
+// Which values of an unfused computation an accelerator's compiler keeps in
+// HBM once it has fused it, and the HBM bytes each instruction is charged
+// then (docs/hlo_cost.md, "Fusion of unfused modules"). Used by
+// predict(HloModule) on modules that hold no fusion instruction (XLA's
+// fusion passes have not run: the partitioned form roofline.jax.predict costs).
 #pragma once
 
 #include <vector>
@@ -13,22 +13,26 @@ namespace roofline::detail {
 
 // Per instruction of the computation, by its index in `instructions`.
 struct FusionGroups {
-  // The group an instruction belongs to (0..count-1), or -1 when it is in
-  // none or alone in its group: it is then charged its own bytes (cost()).
-  std::vector<int> group;
-  // For grouped instructions: the HBM bytes it is charged under fusion,
-  // what the group reads from outside it (each outside value once per
-  // group) and what it writes for users outside it.
+  // True: bytes_read/bytes_written replace what cost() charges it. False:
+  // the instruction is costed as it is (collectives, calls, loops, custom
+  // calls, gather, scatter, sort, free ops).
+  std::vector<bool> fused;
   std::vector<double> bytes_read;
   std::vector<double> bytes_written;
-  int count = 0;
+  // The kernel (0..count-1) an instruction is part of: a kernel's root and
+  // the producers fused into it; -1 for instructions in none. A producer
+  // fused into several kernels is listed with the first.
+  std::vector<int> group;
+  int count = 0;  // kernels of two or more instructions
 };
 
-// Producer-consumer fusion of `comp`'s element-wise ops, broadcasts,
-// reshapes, converts, transposes, slices, pads, concatenates, iotas and
-// reductions; a dot or convolution fuses with element-wise producers and
-// consumers (XLA's output fusion, and operand fusion into the MXU op), at
-// most one per group and never in a group with a reduction.
+// The fusion of `comp`'s element-wise ops, broadcasts, reshapes, converts,
+// transposes, slices, pads, concatenates and iotas into the kernels that
+// use them (dots, convolutions, reductions, dynamic-update-slices, and
+// element-wise values that must reach HBM), as XLA's instruction fusion
+// does with cheap producers: such a producer is recomputed in every kernel
+// that uses it and reaches HBM only when something that cannot fuse uses
+// it (a collective, a call or loop, the computation's result).
 FusionGroups fuse_computation(const HloComputation& comp);
 
 }  // namespace roofline::detail
