@@ -8,6 +8,7 @@
 
 #include "roofline/hlo/predict.hpp"
 #include "roofline/hlo/trip_count.hpp"
+#include "tests/hlo/hlo_proto_writer.hpp"
 #include "tests/hlo/hlo_test_support.hpp"
 
 using Catch::Detail::Approx;
@@ -80,6 +81,90 @@ TEST_CASE("trip count: every compare direction, either side, any step") {
   CHECK(trips(scan_module("7", "1", "3", "LT")) == 0);     // never enters
   CHECK(trips(scan_module("0", "1", "12", "GT", /*counter_right=*/true)) == 12);  // 12 > i
   CHECK(trips(scan_module("0", "1", "12", "GE", /*counter_right=*/true)) == 13);  // 12 >= i
+}
+
+TEST_CASE("trip count: an HloProto's counted loop is inferred from its constants' literals") {
+  // The scan of the first test as XLA serializes it: constants carry a
+  // LiteralProto (s32s), the compare its direction in field 63.
+  namespace f = roofline::testing::hlo_field;
+  using Msg = roofline::testing::PbMessage;
+  constexpr int kPred = 1, kS32 = 4, kF32 = 11, kTuple = 13, kLiteral = 8, kTupleIndex = 13;
+  Msg m;
+  std::int64_t next_id = 1;
+  auto shape = [](Msg& s, int type, const std::vector<std::int64_t>& dims) {
+    s.i(f::kElementType, type);
+    if (!dims.empty()) s.packed(f::kShapeDimensions, dims).one(f::kLayout).packed(f::kMinorToMajor, {0});
+  };
+  auto state = [&](Msg& s) {
+    s.i(f::kElementType, kTuple);
+    shape(s.add(f::kTupleShapes), kS32, {});
+    shape(s.add(f::kTupleShapes), kF32, {8});
+  };
+  auto computation = [&](const std::string& name) -> Msg& {
+    Msg& c = m.add(f::kComputations);
+    c.id = next_id++;
+    c.s(f::kComputationName, name).i(f::kComputationId, c.id);
+    return c;
+  };
+  auto add = [&](Msg& c, const std::string& name, const std::string& opcode,
+                 const std::vector<const Msg*>& operands) -> Msg& {
+    Msg& i = c.add(f::kInstructions);
+    i.id = next_id++;
+    i.s(f::kName, name).s(f::kOpcode, opcode).i(f::kId, i.id);
+    std::vector<std::int64_t> ids;
+    for (const Msg* o : operands) ids.push_back(o->id);
+    if (!ids.empty()) i.packed(f::kOperandIds, ids);
+    c.i(f::kRootId, i.id);  // the last one added is the root
+    return i;
+  };
+  auto constant = [&](Msg& c, const std::string& name, std::int64_t v) -> Msg& {
+    Msg& k = add(c, name, "constant", {});
+    shape(k.one(f::kShape), kS32, {});
+    Msg& lit = k.add(kLiteral);
+    shape(lit.add(1), kS32, {});
+    lit.packed(4, {v});  // LiteralProto.s32s
+    return k;
+  };
+  Msg& body = computation("body");
+  Msg& bp = add(body, "bp", "parameter", {});
+  state(bp.one(f::kShape));
+  Msg& bi = add(body, "bi", "get-tuple-element", {&bp});
+  shape(bi.one(f::kShape), kS32, {});
+  Msg& one = constant(body, "one", 1);
+  Msg& next = add(body, "next", "add", {&bi, &one});
+  shape(next.one(f::kShape), kS32, {});
+  Msg& bx = add(body, "bx", "get-tuple-element", {&bp});
+  shape(bx.one(f::kShape), kF32, {8});
+  bx.i(kTupleIndex, 1);
+  Msg& by = add(body, "by", "sine", {&bx});
+  shape(by.one(f::kShape), kF32, {8});
+  state(add(body, "bt", "tuple", {&next, &by}).one(f::kShape));
+  Msg& cond = computation("cond");
+  Msg& cp = add(cond, "cp", "parameter", {});
+  state(cp.one(f::kShape));
+  Msg& ci = add(cond, "ci", "get-tuple-element", {&cp});
+  shape(ci.one(f::kShape), kS32, {});
+  Msg& twelve = constant(cond, "twelve", 12);
+  Msg& lt = add(cond, "lt", "compare", {&ci, &twelve});
+  shape(lt.one(f::kShape), kPred, {});
+  lt.s(f::kComparisonDirection, "LT");
+  Msg& e = computation("e");
+  Msg& x0 = add(e, "x0", "parameter", {});
+  shape(x0.one(f::kShape), kF32, {8});
+  Msg& zero = constant(e, "zero", 0);
+  Msg& t0 = add(e, "t0", "tuple", {&zero, &x0});
+  state(t0.one(f::kShape));
+  Msg& w = add(e, "w", "while", {&t0});
+  state(w.one(f::kShape));
+  w.packed(f::kCalledComputationIds, {body.id, cond.id});  // XLA stores {body, condition}
+  m.s(f::kEntryComputationName, "e").i(f::kEntryComputationId, e.id).s(f::kModuleName, "scan");
+  auto module = roofline::parse_hlo_proto(m.str(), "scan.hlo.pb");
+  INFO(module.status().message());
+  REQUIRE(module.ok());
+  const roofline::WhileTripCount t = roofline::while_trip_count(*module->instruction("w"));
+  INFO(t.why_unknown);
+  CHECK(t.trips == 12);
+  CHECK(t.source == roofline::TripCountSource::kInferred);
 }
 
 TEST_CASE("trip count: loops it cannot count say why") {

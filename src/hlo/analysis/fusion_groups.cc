@@ -11,7 +11,9 @@
 //              sort, free ops: costed as they are; a producer they use is
 //              written to HBM.
 // A kernel reads each value in HBM it depends on through fused producers
-// once: its "sources", kept per producer so the work stays linear.
+// once: its "sources", kept per producer so the work stays linear. A
+// producer whose recomputation in all its users would read more than
+// writing it once and reading it back is written instead.
 #include "src/hlo/analysis/fusion_groups.hpp"
 
 #include <algorithm>
@@ -114,10 +116,22 @@ FusionGroups fuse_computation(const HloComputation& comp) {
       }
     }
   };
+  std::vector<std::vector<std::size_t>> users(n);
+  for (std::size_t k = 0; k < n; ++k)
+    for (const HloInstruction* o : ins[k].operands)
+      if (const std::ptrdiff_t p = at(o); p >= 0) users[static_cast<std::size_t>(p)].push_back(k);
   for (std::size_t k = 0; k < n; ++k) {
     if (kind[k] != Kind::kProducer) continue;
     reads_of(k, &sources[k]);
-    if (sources[k].size() > kMaxSources) {
+    // Recomputed in each of its u users, it costs u reads of its sources
+    // (S bytes); written once, S + its own B, and u reads of B. XLA's
+    // fusion merger weighs the same: a producer whose duplication moves
+    // more bytes than its result is written instead.
+    double source_bytes = 0;
+    for (const Source& src : sources[k]) source_bytes += src.second;
+    const double u = static_cast<double>(users[k].size());
+    const double own = hbm_bytes_of(ins[k].shape);
+    if (sources[k].size() > kMaxSources || u * source_bytes > source_bytes + own + u * own) {
       kind[k] = Kind::kKernel;  // written once; its users read it
       sources[k].clear();
     }
@@ -145,10 +159,6 @@ FusionGroups fuse_computation(const HloComputation& comp) {
 
   // Groups, for the roofline of a kernel with what it fuses: a producer
   // joins the kernel of its first user that is in one (users come later).
-  std::vector<std::vector<std::size_t>> users(n);
-  for (std::size_t k = 0; k < n; ++k)
-    for (const HloInstruction* o : ins[k].operands)
-      if (const std::ptrdiff_t p = at(o); p >= 0) users[static_cast<std::size_t>(p)].push_back(k);
   std::vector<int> size(static_cast<std::size_t>(kernels), 1);
   for (std::size_t k = n; k-- > 0;) {
     if (kind[k] != Kind::kProducer) continue;
