@@ -331,6 +331,26 @@ TEST_CASE("fusion pass: a layer norm's element-wise work fuses into its reductio
   CHECK(p.unfused.hbm_bytes > 2 * p.total.hbm_bytes);
 }
 
+TEST_CASE("fusion pass: a producer dearer to recompute than to write is written once") {
+  // p = a + b (S = 8 MiB of sources, B = 4 MiB) feeds four reductions:
+  // recomputed in each, 4 x 8 MiB; written once, 8 + 4 + 4 x 4 = 28 MiB.
+  HloModule m = must_parse(
+      "HloModule dear\n"
+      "sum { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b) }\n"
+      "ENTRY e {\n"
+      "  a = f32[1024,1024]{1,0} parameter(0)\n  b = f32[1024,1024]{1,0} parameter(1)\n"
+      "  zero = f32[] constant(0)\n"
+      "  p = f32[1024,1024]{1,0} add(a, b)\n"
+      "  r0 = f32[] reduce(p, zero), dimensions={0,1}, to_apply=sum\n"
+      "  r1 = f32[] reduce(p, zero), dimensions={0,1}, to_apply=sum\n"
+      "  r2 = f32[] reduce(p, zero), dimensions={0,1}, to_apply=sum\n"
+      "  r3 = f32[] reduce(p, zero), dimensions={0,1}, to_apply=sum\n"
+      "  ROOT t = (f32[], f32[], f32[], f32[]) tuple(r0, r1, r2, r3)\n}\n");
+  const HloModulePrediction p = roofline::predict(m, roofline::chip("tpu-v5e"));
+  const double mib4 = 4.0 * 1024 * 1024;
+  CHECK(p.total.hbm_bytes == 2 * mib4 + mib4 + 4 * (mib4 + 4));
+}
+
 TEST_CASE("fusion pass: a module XLA fused already is costed as it is") {
   HloModule m = must_parse(
       "HloModule f\n"
