@@ -140,22 +140,26 @@ def train_step(params, batch):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--batch", type=int, default=1024, help="global batch (default 1024, the paper's)")
-    parser.add_argument("--devices", type=int, default=8, help="data-parallel devices (default 8)")
-    parser.add_argument("--chip", default="tpu-v3")
+    parser.add_argument("--devices", type=int, default=4,
+                        help="data-parallel chips (default 4, a v3-8's: chip specs describe whole chips)")
+    parser.add_argument("--chip", default=None, help="default: tpu-v3 where the library has it, else tpu-v4")
     parser.add_argument("--scan", action="store_true", help="run the blocks with lax.scan")
     args = parser.parse_args()
     jax.config.update("jax_num_cpu_devices", args.devices)
+    import roofline
     import roofline.jax
 
+    chip = args.chip or ("tpu-v3" if "tpu-v3" in [c.name for c in roofline.chips()] else "tpu-v4")
     params = abstract_params(scan=args.scan)
     batch = abstract_batch(args.batch)
-    pred = roofline.jax.predict(train_step, params, batch, chip=args.chip, mesh={"data": args.devices},
+    pred = roofline.jax.predict(train_step, params, batch, chip=chip, mesh={"data": args.devices},
                                 in_shardings=shardings(params))
     per_device = args.batch / args.devices
     print(f"ViT-S/16 ({param_count() / 1e6:.1f}M parameters), batch {args.batch} over {args.devices} x {pred.chip}")
     print(f"per device: {pred.flops:.4g} FLOPs, {pred.hbm_bytes:.4g} HBM bytes, {pred.ici_bytes:.4g} ICI bytes")
     print(f"step floor {pred.t_lower_s * 1e3:.2f} ms ({pred.bound}-bound): at most "
-          f"{per_device / pred.t_lower_s:.0f} images/s per device")
+          f"{per_device / pred.t_lower_s:.0f} images/s per chip (nothing fused: {pred.t_lower_unfused_s * 1e3:.2f} ms, "
+          f"{pred.hbm_bytes_unfused:.4g} HBM bytes)")
 
 
 if __name__ == "__main__":

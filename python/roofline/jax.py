@@ -13,7 +13,12 @@ Which HLO is costed (``hlo=``):
     the module right after XLA's SPMD partitioner: per-device shapes and the
     collectives, with the program's own dtypes (a bf16 dot stays bf16, an
     all-reduce of bf16 gradients moves bf16), before any CPU-specific pass.
-    Not fused: each elementwise op is charged its own HBM traffic.
+    XLA has not fused it yet: roofline's fusion pass groups it as an
+    accelerator's compiler fuses (element-wise chains, reductions into their
+    inputs, element-wise ops into a dot's output) and charges HBM bytes at
+    the groups' boundaries (``hbm_bytes``, ``t_lower_s``); the figures with
+    every op charged its own traffic stay beside them (``hbm_bytes_unfused``,
+    ``t_lower_unfused_s``). docs/hlo_cost.md says what the pass models.
 ``"compiled"``
     XLA:CPU's optimised module (``compiled.as_text()``): fused as the CPU
     compiler fuses, and with the CPU's rewrites (bf16 dots and collectives
@@ -82,6 +87,18 @@ class OpRow:
     expected_s: Optional[float]  # None where no calibrated class curve applies
     group_size: Optional[int]  # collectives: devices in one replica group
     notes: tuple
+    hbm_bytes_unfused: float = 0.0  # per execution, as if nothing were fused
+    fusion_group: int = -1  # the fusion pass's group (-1: none)
+
+
+@dataclasses.dataclass(frozen=True)
+class LoopWarning:
+    """A while loop charged fewer times than it runs (predict warns about each)."""
+
+    name: str  # the while instruction
+    computation: str  # the computation holding it
+    kind: str  # "trip_count_unknown" (counted once a run) or "runs_overflow"
+    reason: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,8 +118,12 @@ class JaxPrediction:
     Totals are one run of the module on one device (every device runs the
     same SPMD program; ``per_device`` is False only for ``hlo="lowered"`` on a
     mesh, which costs the global program): ``flops``, ``hbm_bytes``, ``ici_bytes``,
-    ``t_lower_s`` (the roofline floor, loops counted per trip), ``bound`` and
-    ``expected_s`` (the floor through the chip's calibration). ``rows`` lists
+    ``t_lower_s`` (the roofline floor, loops counted per trip, HBM bytes
+    charged at fusion boundaries), ``bound`` and ``expected_s`` (the floor
+    through the chip's calibration); ``hbm_bytes_unfused`` and
+    ``t_lower_unfused_s`` the same with nothing fused. ``loop_warnings``
+    names every loop charged fewer times than it runs (each also given to
+    ``warnings.warn``). ``rows`` lists
     every instruction in execution order; ``collectives`` only the
     cross-device ones. ``xla`` holds XLA's own cost analysis beside ours:
     ``xla["costed"]`` of the very module we costed (when jaxlib can parse it
@@ -128,6 +149,10 @@ class JaxPrediction:
     expected_s: float
     unknown_cost_instructions: int
     unknown_trip_count_loops: int  # while loops without a known trip count: their bodies counted once
+    loop_warnings: tuple  # LoopWarning of every loop charged fewer times than it runs
+    hbm_bytes_unfused: float  # every op charged its own HBM traffic (no fusion): the upper estimate
+    t_lower_unfused_s: float  # t_lower_s with those bytes
+    fusion_groups: int  # groups the fusion pass formed (0: the module was fused by XLA already)
     host_bytes: float  # of ici_bytes, what crosses PCIe to and from host memory
     per_device: bool  # False: hlo="lowered" on a mesh, the global program of all devices
     xla: Mapping[str, XlaCost]
@@ -346,12 +371,20 @@ def predict(fn, *args, chip="tpu-v5e", mesh=None, hlo=DEFAULT_HLO, calibration=N
     costed = _cost_of_text(jax, text)
     if costed is not None:
         xla["costed"] = _xla_cost("costed", costed)
+    loops = tuple(LoopWarning(name=w.name, computation=w.computation, kind=w.kind, reason=w.reason)
+                  for w in result.loop_warnings)
+    for w in loops:
+        what = ("trip count unknown (" + w.reason + "): its body is counted once per run"
+                if w.kind == "trip_count_unknown" else w.reason)
+        warnings.warn(f"while loop {w.name!r} in computation {w.computation!r}: {what}", stacklevel=2)
     t = result.total
     return JaxPrediction(chip=target.name, hlo=hlo, module=result.module, num_devices=num_devices,
                          calibration=result.calibration, rows=rows, flops=t.flops, transcendentals=t.transcendentals,
                          hbm_bytes=t.hbm_bytes, ici_bytes=t.ici_bytes, t_lower_s=t.t_lower_s, bound=t.bound,
                          expected_s=result.expected_s, unknown_cost_instructions=result.unknown_cost_instructions,
-                         unknown_trip_count_loops=result.unknown_trip_count_loops, host_bytes=result.host_bytes,
+                         unknown_trip_count_loops=result.unknown_trip_count_loops, loop_warnings=loops,
+                         hbm_bytes_unfused=result.unfused.hbm_bytes, t_lower_unfused_s=result.unfused.t_lower_s,
+                         fusion_groups=result.fusion_groups, host_bytes=result.host_bytes,
                          per_device=per_device, xla=xla, hlo_text=text, total=t)
 
 
@@ -361,7 +394,7 @@ def _row(r):
                  aggregate=r.aggregate, flops=p.flops, transcendentals=p.transcendentals, hbm_bytes=p.hbm_bytes,
                  ici_bytes=p.ici_bytes, t_math_s=p.t_math_s, t_hbm_s=p.t_hbm_s, t_ici_s=p.t_ici_s,
                  t_lower_s=p.t_lower_s, bound=p.bound, expected_s=r.expected_s, group_size=r.group_size,
-                 notes=tuple(r.notes))
+                 notes=tuple(r.notes), hbm_bytes_unfused=r.hbm_bytes_unfused, fusion_group=r.fusion_group)
 
 
 def report(profile_dir, **kwargs):

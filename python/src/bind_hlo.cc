@@ -34,6 +34,16 @@ struct HloRow {
   std::optional<double> expected_s;  // one execution; None where no class curve applies
   std::optional<std::int64_t> group_size;  // collectives: the replica-group size
   std::vector<std::string> notes;
+  double hbm_bytes_unfused = 0;  // one execution, nothing fused
+  std::int64_t fusion_group = -1;  // the fusion pass's group, or -1
+};
+
+// A while loop charged fewer times than it runs (HloLoopWarning).
+struct HloLoopWarningRow {
+  std::string name;
+  std::string computation;
+  std::string kind;  // "trip_count_unknown" or "runs_overflow"
+  std::string reason;
 };
 
 struct HloResult {
@@ -46,6 +56,9 @@ struct HloResult {
   double host_bytes = 0;
   int unknown_cost_instructions = 0;
   int unknown_trip_count_loops = 0;
+  Prediction unfused;  // every op its own HBM traffic: the upper estimate beside `total`
+  int fusion_groups = 0;
+  std::vector<HloLoopWarningRow> loop_warnings;
 };
 
 HloResult hlo_result(const HloModule& module, const Chip& chip, const ChipCalibration& cal) {
@@ -58,7 +71,16 @@ HloResult hlo_result(const HloModule& module, const Chip& chip, const ChipCalibr
                 .expected_s = expected_total_s(mp, cal),
                 .host_bytes = mp.host_bytes,
                 .unknown_cost_instructions = mp.unknown_cost_instructions,
-                .unknown_trip_count_loops = mp.unknown_trip_count_loops};
+                .unknown_trip_count_loops = mp.unknown_trip_count_loops,
+                .unfused = mp.unfused,
+                .fusion_groups = mp.fusion_groups,
+                .loop_warnings = {}};
+  for (const HloLoopWarning& w : mp.loop_warnings)
+    out.loop_warnings.push_back(HloLoopWarningRow{
+        .name = std::string(w.instruction->name),
+        .computation = std::string(w.instruction->parent->name),
+        .kind = w.kind == HloLoopWarning::Kind::kRunsOverflow ? "runs_overflow" : "trip_count_unknown",
+        .reason = w.reason});
   out.rows.reserve(mp.rows.size());
   for (const HloPredictionRow& r : mp.rows) {
     HloRow row{.name = std::string(r.instruction->name),
@@ -70,7 +92,9 @@ HloResult hlo_result(const HloModule& module, const Chip& chip, const ChipCalibr
                .prediction = r.prediction,
                .expected_s = expected_s(r, cal),
                .group_size = std::nullopt,
-               .notes = hlo_row_notes(r, chip)};
+               .notes = hlo_row_notes(r, chip),
+               .hbm_bytes_unfused = r.hbm_bytes_unfused,
+               .fusion_group = r.fusion_group};
     if (r.cost.collective) row.group_size = r.cost.collective->group_size;
     out.rows.push_back(std::move(row));
   }
@@ -104,8 +128,20 @@ void bind_hlo(nb::module_& m) {
       .def_ro("expected_s", &HloRow::expected_s)
       .def_ro("group_size", &HloRow::group_size)
       .def_ro("notes", &HloRow::notes)
+      .def_ro("hbm_bytes_unfused", &HloRow::hbm_bytes_unfused)
+      .def_ro("fusion_group", &HloRow::fusion_group)
       .def("__repr__", [](const HloRow& r) {
         return "HloRow(" + r.name + " " + r.opcode + ", t_lower_s=" + std::to_string(r.prediction.t_lower_s) + ")";
+      });
+  nb::class_<HloLoopWarningRow>(m, "HloLoopWarning",
+                                 "A while loop charged fewer times than it runs: its trip count is unknown, or its "
+                                 "runs overflow.")
+      .def_ro("name", &HloLoopWarningRow::name)
+      .def_ro("computation", &HloLoopWarningRow::computation)
+      .def_ro("kind", &HloLoopWarningRow::kind)
+      .def_ro("reason", &HloLoopWarningRow::reason)
+      .def("__repr__", [](const HloLoopWarningRow& w) {
+        return "HloLoopWarning(" + w.name + " in " + w.computation + ", " + w.kind + ": " + w.reason + ")";
       });
   nb::class_<HloResult>(m, "HloResult", "Every instruction's roofline and the module total (one run).")
       .def_ro("module", &HloResult::module)
@@ -116,7 +152,10 @@ void bind_hlo(nb::module_& m) {
       .def_ro("expected_s", &HloResult::expected_s)
       .def_ro("host_bytes", &HloResult::host_bytes)
       .def_ro("unknown_cost_instructions", &HloResult::unknown_cost_instructions)
-      .def_ro("unknown_trip_count_loops", &HloResult::unknown_trip_count_loops);
+      .def_ro("unknown_trip_count_loops", &HloResult::unknown_trip_count_loops)
+      .def_ro("unfused", &HloResult::unfused)
+      .def_ro("fusion_groups", &HloResult::fusion_groups)
+      .def_ro("loop_warnings", &HloResult::loop_warnings);
 
   m.def(
       "hlo",

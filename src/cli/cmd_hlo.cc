@@ -7,6 +7,7 @@
 
 #include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
+#include "roofline/format/terminal.hpp"
 #include "roofline/format/text_table.hpp"
 #include "roofline/format/units.hpp"
 #include "roofline/hlo/predict.hpp"
@@ -74,6 +75,33 @@ void print_ring_versus_axis(const std::vector<const HloPredictionRow*>& rows, co
   }
 }
 
+std::string_view loop_warning_kind(HloLoopWarning::Kind k) {
+  return k == HloLoopWarning::Kind::kRunsOverflow ? "runs_overflow" : "trip_count_unknown";
+}
+
+// One line on stderr per loop charged fewer times than it runs, naming it
+// (whatever the format: JSON on stdout stays one document).
+void print_loop_warnings(const std::string& file, const HloModulePrediction& mp) {
+  for (const HloLoopWarning& w : mp.loop_warnings) {
+    const bool overflow = w.kind == HloLoopWarning::Kind::kRunsOverflow;
+    std::fprintf(stderr, "warning: %s\n",
+                 for_terminal(detail::cat(file, ": while ", w.instruction->name, " in computation ",
+                                          w.instruction->parent->name,
+                                          overflow ? ": " : ": trip count unknown (", w.reason,
+                                          overflow ? "" : "): its body and condition are counted once per run")).c_str());
+  }
+}
+
+Json loop_warnings_json(const HloModulePrediction& mp) {
+  Json out = Json::array();
+  for (const HloLoopWarning& w : mp.loop_warnings)
+    out.push_back(Json::object({{"name", w.instruction->name},
+                                {"computation", w.instruction->parent->name},
+                                {"kind", loop_warning_kind(w.kind)},
+                                {"reason", w.reason}}));
+  return out;
+}
+
 // The text output: one table row per instruction, the module total, the
 // expected total beside it, and the caveats.
 void print_text(const HloModule& module, const HloModulePrediction& mp, const std::vector<const HloPredictionRow*>& rows,
@@ -105,12 +133,17 @@ void print_text(const HloModule& module, const HloModulePrediction& mp, const st
               format_seconds(mp.total.t_math_s).c_str(), format_seconds(mp.total.t_hbm_s).c_str(),
               format_seconds(mp.total.t_ici_s).c_str(), format_seconds(mp.total.t_lower_s).c_str(),
               format_seconds(mp.total.t_upper_s).c_str());
+  if (mp.fusion_groups > 0)
+    std::printf("  fused as an accelerator fuses (%d groups; HBM bytes charged at group boundaries). Unfused, every "
+                "op its own HBM traffic: %s HBM, T_hbm %s, lower bound %s\n",
+                mp.fusion_groups, format_bytes(mp.unfused.hbm_bytes).c_str(), format_seconds(mp.unfused.t_hbm_s).c_str(),
+                format_seconds(mp.unfused.t_lower_s).c_str());
   std::printf("  expected %s (each row through its class's curve; calibration: %s)\n",
               format_seconds(expected_total).c_str(), cal.origin.c_str());
   if (mp.unknown_cost_instructions > 0)
     std::printf("  %d instruction(s) without a cost model (FLOPs unknown; see notes)\n", mp.unknown_cost_instructions);
   if (mp.unknown_trip_count_loops > 0)
-    std::printf("  %d while loop(s) without a known trip count: their bodies are counted once\n",
+    std::printf("  %d while loop(s) without a known trip count: their bodies are counted once (warnings on stderr)\n",
                 mp.unknown_trip_count_loops);
   print_ring_versus_axis(rows, chip);
 }
@@ -130,6 +163,7 @@ int run(const Args& args) {
   if (!module.ok()) return fail(module.status());
 
   const HloModulePrediction mp = predict(*module, *chip);
+  print_loop_warnings(args.positional()[0], mp);
   auto cal_or = calibration_arg(args, *chip);
   if (!cal_or.ok()) return fail(cal_or.status());
   const ChipCalibration& cal = *cal_or;
@@ -145,7 +179,12 @@ int run(const Args& args) {
 
   if (*fmt == "json") {
     Json instructions = Json::array();
-    for (const HloPredictionRow* r : rows) instructions.push_back(to_json(*r, *chip, cal));
+    for (const HloPredictionRow* r : rows) {
+      Json j = to_json(*r, *chip, cal);
+      j["hbm_bytes_unfused"] = r->hbm_bytes_unfused;
+      j["fusion_group"] = r->fusion_group;
+      instructions.push_back(std::move(j));
+    }
     // The module total of one run, as the text's "total" line: every row
     // (not only the --top ones), loop rows not added again.
     Json total = to_json(mp.total);
@@ -153,10 +192,13 @@ int run(const Args& args) {
     total["unknown_cost_instructions"] = mp.unknown_cost_instructions;
     total["unknown_trip_count_loops"] = mp.unknown_trip_count_loops;
     total["expected_s"] = expected_total;
+    total["fusion_groups"] = mp.fusion_groups;
+    total["unfused"] = to_json(mp.unfused);
     const Json out = Json::object({{"module", std::string(module->name())},
                                    {"chip", chip->name},
                                    {"calibration", calibration_json(cal)},
                                    {"instructions", std::move(instructions)},
+                                   {"loop_warnings", loop_warnings_json(mp)},
                                    {"total", std::move(total)}});
     std::printf("%s\n", out.dump().c_str());
     return 0;

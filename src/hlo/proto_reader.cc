@@ -151,6 +151,7 @@ struct InstructionFields {
   bool is_host_transfer = false, is_stable = false, custom_call_has_side_effect = false,
        use_global_device_ids = false, largest = false;
   IntList dimensions, dynamic_slice_sizes, fft_length, gather_slice_sizes, operand_ids, called;
+  IntList literal_ints;  // literal (8): its s32s/s64s/u32s/u64s (4-7), for integer scalar constants
   std::vector<WindowDimension> window;
   bool has_conv = false;
   detail::ConvDims conv;
@@ -248,6 +249,12 @@ void read_instruction(const Wire& w, Span s, InstructionFields* i) {
               case 15: set(m, &i->stack_frame_id); break;
               default: break;
             }
+          });
+        break;
+      case 8:
+        if (is_len(f))
+          w.fields(span(f), [&](const WireField& x) {
+            if (x.number >= 4 && x.number <= 7) w.ints(x, &i->literal_ints);
           });
         break;
       case 9: set(f, &i->parameter_number); break;
@@ -702,6 +709,15 @@ class Converter {
     }
     ins.operand_names = d_.arena.store_array(std::span<const std::string_view>(operand_names_));
     if (ins.opcode == HloOpcode::kParameter) ins.parameter_number = i.parameter_number;
+    // An integer scalar constant's value as HLO text prints it (a loop
+    // counter's start, step or bound: while_trip_count reads them).
+    if (ins.opcode == HloOpcode::kConstant && i.literal_ints.size() == 1 && ins.shape.is_array() &&
+        ins.shape.dims.empty()) {
+      const bool is_unsigned = ins.shape.element_type == DType::kU32 || ins.shape.element_type == DType::kU64;
+      const bool is_signed = ins.shape.element_type == DType::kS32 || ins.shape.element_type == DType::kS64;
+      const std::int64_t v = i.literal_ints.front();
+      if (is_signed || (is_unsigned && v >= 0)) ins.literal = d_.arena.store(std::to_string(v));
+    }
     ins.metadata = OpMetadata{.op_type = d_.arena.store(i.op_type),
                               .op_name = d_.arena.store(i.op_name),
                               .source_file = d_.arena.store(i.source_file),

@@ -84,3 +84,28 @@ TEST_CASE("cli hlo: run counts past 2^53 print in scientific notation, never wra
   CHECK(r.out.find("-9223372036854775808") == std::string::npos);
   CHECK(r.out.find(" 1000000000000  ") != std::string::npos);  // exact below 2^53
 }
+
+TEST_CASE("cli hlo: a loop without a trip count is named on stderr and in JSON") {
+  // jax's data-dependent while_loop (while x.sum() < 1000): nothing to count.
+  auto r = run_cli("hlo " + fixture("while_dynamic.hlo.txt") + " --chip tpu-v5e --format json");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("warning: ") != std::string::npos);
+  CHECK(r.err.find("while while.5 in computation main.4: trip count unknown (the loop state is not a tuple") !=
+        std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  REQUIRE(j["loop_warnings"].size() == 1);
+  CHECK(j["loop_warnings"][0]["name"] == "while.5");
+  CHECK(j["loop_warnings"][0]["computation"] == "main.4");
+  CHECK(j["loop_warnings"][0]["kind"] == "trip_count_unknown");
+  CHECK(j["total"]["unknown_trip_count_loops"] == 1);
+  // A module XLA fused: the pass leaves it, and the unfused total is the total.
+  CHECK(j["total"]["fusion_groups"] == 0);
+  CHECK(j["total"]["unfused"]["hbm_bytes"] == j["total"]["hbm_bytes"]);
+}
+
+TEST_CASE("cli hlo: nested loops whose runs overflow a double print finite figures and say why") {
+  auto r = run_cli("hlo " + fixture("huge_trip_counts.hlo") + " --chip tpu-v5e");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("inf") == std::string::npos);  // 1e27 runs are within range: no warning either
+  CHECK(r.err.find("runs") == std::string::npos);
+}

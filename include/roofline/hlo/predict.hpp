@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "roofline/chip.hpp"
@@ -39,14 +40,36 @@ struct HloPredictionRow {
   HloCost cost;
   Prediction prediction;  // one execution
   // How many times one run of the module executes it: the product of the
-  // trip counts of the while loops around it (1 when a count is unknown).
+  // trip counts of the while loops around it (1 for a loop whose count is
+  // unknown, or whose runs would pass kMaxLoopRuns: HloModulePrediction::loop_warnings).
   double executions = 1;
+  // HBM bytes of one execution charged as if nothing were fused (the
+  // instruction reads its operands and writes its result). `cost` and
+  // `prediction` carry the fused figure: equal unless the fusion pass put
+  // the instruction in a group (fusion_group >= 0).
+  double hbm_bytes_unfused = 0;
+  // The fusion group (module-wide id) the pass put it in, or -1.
+  std::int64_t fusion_group = -1;
   // A while/call/conditional: its numbers total the rows of the instructions
   // it runs, which are listed too; module totals skip it.
   bool aggregate = false;
 
   double total_t_lower_s() const { return prediction.t_lower_s * executions; }
 };
+
+// A while loop charged fewer times than it runs: its trip count is unknown
+// (its body and condition are counted once per run of what encloses it),
+// or its runs with the loops around it pass kMaxLoopRuns (counted as one trip).
+struct HloLoopWarning {
+  enum class Kind : std::uint8_t { kTripCountUnknown, kRunsOverflow };
+  const HloInstruction* instruction = nullptr;  // the while; its parent names the computation
+  Kind kind = Kind::kTripCountUnknown;
+  std::string reason;  // why, in words (while_trip_count's why_unknown, or the runs)
+};
+
+// Runs past which a loop nest is not multiplied out: with counts of one
+// instruction below 1e30 (any shape under 2^63 bytes), totals stay finite.
+inline constexpr double kMaxLoopRuns = 1e270;
 
 struct HloModulePrediction {
   // Every instruction the entry computation runs, in order, with the bodies
@@ -58,12 +81,23 @@ struct HloModulePrediction {
   std::vector<HloPredictionRow> rows;
 
   // Sums over the non-aggregate rows, each times its executions
-  // (accumulate()): t_lower_s is the sum of per-instruction
-  // max(T_math, T_hbm, T_ici), t_upper_s the sum of their sums.
+  // (accumulate()): t_lower_s is the sum of max(T_math, T_hbm, T_ici) over
+  // each fusion group (its members' times added) and each instruction in
+  // none, t_upper_s the sum of their sums.
   Prediction total;
+  // The same sums with every instruction charged its own HBM traffic, as if
+  // nothing were fused: an upper estimate of the bytes (equal to `total`
+  // where the fusion pass did not run).
+  Prediction unfused;
+  // Fusion groups the pass formed. The pass runs on modules without a
+  // fusion instruction (XLA has not fused them: the partitioned form); a
+  // module XLA fused already is costed as fused, with 0 here.
+  int fusion_groups = 0;
   double host_bytes = 0;  // of `total.ici_bytes`, what crossed PCIe to and from host memory
   int unknown_cost_instructions = 0;  // custom calls / opcodes without a cost model
   int unknown_trip_count_loops = 0;   // while loops counted once
+  // Every loop charged fewer times than it runs, in execution order.
+  std::vector<HloLoopWarning> loop_warnings;
 };
 
 HloModulePrediction predict(const HloModule& module, const Chip& chip);

@@ -2,6 +2,7 @@
 // computations they run, or nothing.
 #include <algorithm>
 
+#include "roofline/hlo/trip_count.hpp"
 #include "src/hlo/cost/handlers.hpp"
 #include "src/hlo/opcode_families.hpp"
 
@@ -20,10 +21,12 @@ void add_scaled(HloCost* to, const HloCost& c, double k) {
 }  // namespace
 
 // while        n x body + (n + 1) x condition (the condition runs once more
-//              to exit), n = known_trip_count from backend_config; without
-//              one, body and condition once, flagged "trip count unknown".
+//              to exit), n = known_trip_count from backend_config, else the
+//              count inferred from the condition, the counter's init and its
+//              step (while_trip_count); without one, body and condition
+//              once, flagged "trip count unknown".
 void while_loop(const OpView& v, Costing& k, Arith*, HloCost* c) {
-  const std::optional<std::int64_t> trip = v.attrs().known_trip_count;
+  const std::optional<std::int64_t> trip = while_trip_count(*v.ins).trips;
   c->category = HloCategory::kControl;
   c->trip_count = trip ? *trip : 1;
   c->flags.trip_count_unknown = !trip.has_value();
