@@ -43,7 +43,8 @@ DType dominant_dtype(const std::vector<HloPredictionRow>& rows) {
 
 class Flattener {
  public:
-  Flattener(const Chip& chip, std::vector<HloPredictionRow>* rows) : chip_(chip), rows_(rows) {}
+  Flattener(const Chip& chip, std::vector<HloPredictionRow>* rows, const HloCollectivePlan* plan = nullptr)
+      : chip_(chip), rows_(rows), plan_(plan) {}
 
   // Appends rows for every instruction `comp` runs, `executions` times each.
   void computation(const HloComputation* comp, double executions, int depth) {
@@ -61,6 +62,7 @@ class Flattener {
     for (const CalledComputation& c : i.called_computations) control &= !inlining_.contains(c.computation);
     control &= depth < kMaxDepth && rows_->size() < kMaxRows;
     HloPredictionRow row{.instruction = &i, .cost = cost(i), .prediction = {}, .executions = executions};
+    if (plan_ != nullptr) plan_->apply(i, &row.cost);  // mesh and accelerator rewrites
     if (!control) {
       row.prediction = predict(row.cost, chip_);
       rows_->push_back(row);
@@ -85,6 +87,7 @@ class Flattener {
  private:
   const Chip& chip_;
   std::vector<HloPredictionRow>* rows_;
+  const HloCollectivePlan* plan_ = nullptr;
   absl::flat_hash_set<const HloComputation*> inlining_;
 };
 
@@ -93,7 +96,10 @@ class Flattener {
 Prediction predict(const HloCost& c, const Chip& chip) {
   double t_ici = 0;
   double link_bytes = 0;
-  if (c.collective && c.collective->group_size > 1 && c.collective->array_bytes > 0) {
+  if (c.collective && c.collective->timed) {
+    t_ici = c.collective->timed->t_ici_s;
+    link_bytes = c.collective->timed->bytes_per_link;
+  } else if (c.collective && c.collective->group_size > 1 && c.collective->array_bytes > 0) {
     const CollectiveTime t =
         collective_time_on_group(c.collective->kind, c.collective->array_bytes,
                                  static_cast<int>(std::min<std::int64_t>(c.collective->group_size, 1 << 30)), chip,
@@ -121,8 +127,17 @@ Prediction predict(const HloInstruction& instruction, const Chip& chip) {
 }
 
 HloModulePrediction predict(const HloModule& module, const Chip& chip) {
+  // Without a mesh the plan cannot fail.
+  return *predict(module, chip, HloCollectiveOptions{});
+}
+
+absl::StatusOr<HloModulePrediction> predict(const HloModule& module, const Chip& chip,
+                                            const HloCollectiveOptions& options) {
+  absl::StatusOr<HloCollectivePlan> plan = plan_collectives(module, chip, options);
+  if (!plan.ok()) return plan.status();
   HloModulePrediction out;
-  Flattener(chip, &out.rows).computation(&module.entry(), 1, 0);
+  out.collective_rewrites = plan->counts();
+  Flattener(chip, &out.rows, &*plan).computation(&module.entry(), 1, 0);
   out.total = sum(out.rows, 0, 1);
   const DType dtype = dominant_dtype(out.rows);
   settle_sum(out.total, dtype, peak_for(dtype, chip), chip);
