@@ -9,11 +9,14 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "roofline/collectives/collective.hpp"
 #include "roofline/hlo/collective_rewrites.hpp"
 #include "roofline/hlo/predict.hpp"
 #include "roofline/sharding/mesh.hpp"
 #include "roofline/sharding/mesh_collective.hpp"
+#include "tests/cli_support.hpp"
 #include "tests/hlo/hlo_test_support.hpp"
 
 using roofline::chip;
@@ -252,4 +255,37 @@ TEST_CASE("collective plan: a mesh of another size or chip is refused with the r
   auto q = roofline::predict(must_parse(fsdp_module()), chip("tpu-v5e"), {.mesh = &other});
   REQUIRE_FALSE(q.ok());
   CHECK(std::string(q.status().message()).find("laid on tpu-v4") != std::string::npos);
+}
+
+// The CLI's --mesh, --slice and --collective-rewrites (src/cli/cmd_hlo.cc).
+
+namespace {
+std::string mesh_fixture() {
+  return "'" + roofline::testing::test_data("hlo/mesh_4x2.hlo.txt").string() + "'";
+}
+}  // namespace
+
+TEST_CASE("cli hlo --mesh: groups timed over the mesh's axes, counted in JSON; bad options refused") {
+  using roofline::testing::run_cli;
+  // mesh_4x2: a compiled (scheduled) jax module on mesh['axis_0'=4,'axis_1'=2]
+  // whose two collectives run over axis_1: on --mesh X=4,Y=2 that is Y.
+  auto r = run_cli("hlo " + mesh_fixture() + " --chip tpu-v5e --mesh X=4,Y=2 --slice 4x2 --format json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json c = nlohmann::json::parse(r.out)["total"]["collective_rewrites"];
+  CHECK(c["mesh_timed"] == 2);
+  CHECK(c["applied"] == false);  // is_scheduled=true: already compiled
+  auto text = run_cli("hlo " + mesh_fixture() + " --chip tpu-v5e --mesh X=4,Y=2");
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("2 collective(s) timed over its axes") != std::string::npos);
+
+  auto wrong = run_cli("hlo " + mesh_fixture() + " --chip tpu-v5e --mesh X=4");
+  CHECK(wrong.exit_code != 0);
+  CHECK(wrong.err.find("the mesh has 4 devices but the module runs on 8") != std::string::npos);
+  auto slice_alone = run_cli("hlo " + mesh_fixture() + " --chip tpu-v5e --slice 2x4");
+  CHECK(slice_alone.exit_code != 0);
+  CHECK(slice_alone.err.find("--slice needs --mesh") != std::string::npos);
+  auto bad = run_cli("hlo " + mesh_fixture() + " --chip tpu-v5e --collective-rewrites sometimes");
+  CHECK(bad.exit_code != 0);
+  CHECK(bad.err.find("expected auto, accelerator or none") != std::string::npos);
 }
