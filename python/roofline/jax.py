@@ -158,6 +158,9 @@ class JaxPrediction:
     xla: Mapping[str, XlaCost]
     hlo_text: str = dataclasses.field(repr=False)
     total: Any = dataclasses.field(repr=False)  # roofline.Prediction of the module
+    # What the collective plan did (roofline.hlo's collective_rewrites): all-reduces
+    # costed as reduce-scatters, all-reduces combined, collectives timed over mesh axes
+    collective_rewrites: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
     def collectives(self):
@@ -363,7 +366,7 @@ def predict(fn, *args, chip="tpu-v5e", mesh=None, hlo=DEFAULT_HLO, calibration=N
                       stacklevel=2)
     jax = _jax()
     target = chip if isinstance(chip, roofline.Chip) else roofline.chip(chip)
-    result = roofline.hlo(text, target, calibration)
+    result = roofline.hlo(text, target, calibration, mesh=_chip_mesh(roofline, jax, target, mesh) if per_device else None)
     rows = tuple(_row(r) for r in result.rows)
     xla = {"lowered": _xla_cost("lowered", lowered.cost_analysis())}
     if compiled is not None:  # None: the worker stopped before an executable existed
@@ -385,7 +388,23 @@ def predict(fn, *args, chip="tpu-v5e", mesh=None, hlo=DEFAULT_HLO, calibration=N
                          unknown_trip_count_loops=result.unknown_trip_count_loops, loop_warnings=loops,
                          hbm_bytes_unfused=result.unfused.hbm_bytes, t_lower_unfused_s=result.unfused.t_lower_s,
                          fusion_groups=result.fusion_groups, host_bytes=result.host_bytes,
-                         per_device=per_device, xla=xla, hlo_text=text, total=t)
+                         per_device=per_device, xla=xla, hlo_text=text, total=t,
+                         collective_rewrites=dict(result.collective_rewrites))
+
+
+def _chip_mesh(roofline, jax, chip, mesh):
+    """The mesh's axes laid on the chip's torus (roofline.Mesh), so each replica
+    group is timed over the torus axes it spans; None without a mesh, or with a
+    warning when the chip cannot hold it (groups are then one ring each)."""
+    if mesh is None:
+        return None
+    sizes = dict(mesh.shape) if isinstance(mesh, jax.sharding.Mesh) else {str(k): int(v) for k, v in mesh.items()}
+    try:
+        return roofline.Mesh(chip, **{str(k): int(v) for k, v in sizes.items()})
+    except (ValueError, TypeError) as e:
+        warnings.warn(f"mesh {sizes} cannot be laid on {chip.name} ({e}); each replica group is timed as one ring",
+                      stacklevel=3)
+        return None
 
 
 def _row(r):

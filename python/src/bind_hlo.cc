@@ -15,6 +15,8 @@
 #include "roofline/hlo/shape.hpp"
 #include "roofline/report/expected.hpp"
 #include "roofline/report/hlo_rows.hpp"
+#include "roofline/sharding/checked.hpp"
+#include "roofline/sharding/mesh.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -59,10 +61,11 @@ struct HloResult {
   Prediction unfused;  // every op its own HBM traffic: the upper estimate beside `total`
   int fusion_groups = 0;
   std::vector<HloLoopWarningRow> loop_warnings;
+  HloCollectiveRewriteCounts collective_rewrites;
 };
 
-HloResult hlo_result(const HloModule& module, const Chip& chip, const ChipCalibration& cal) {
-  const HloModulePrediction mp = predict(module, chip);
+HloResult hlo_result(const HloModule& module, const Chip& chip, const ChipCalibration& cal, const Mesh* mesh) {
+  const HloModulePrediction mp = value(predict(module, chip, HloCollectiveOptions{.mesh = mesh}));
   HloResult out{.module = std::string(module.name()),
                 .chip = chip.name,
                 .calibration = cal.origin,
@@ -74,7 +77,8 @@ HloResult hlo_result(const HloModule& module, const Chip& chip, const ChipCalibr
                 .unknown_trip_count_loops = mp.unknown_trip_count_loops,
                 .unfused = mp.unfused,
                 .fusion_groups = mp.fusion_groups,
-                .loop_warnings = {}};
+                .loop_warnings = {},
+                .collective_rewrites = mp.collective_rewrites};
   for (const HloLoopWarning& w : mp.loop_warnings)
     out.loop_warnings.push_back(HloLoopWarningRow{
         .name = std::string(w.instruction->name),
@@ -155,17 +159,37 @@ void bind_hlo(nb::module_& m) {
       .def_ro("unknown_trip_count_loops", &HloResult::unknown_trip_count_loops)
       .def_ro("unfused", &HloResult::unfused)
       .def_ro("fusion_groups", &HloResult::fusion_groups)
-      .def_ro("loop_warnings", &HloResult::loop_warnings);
+      .def_ro("loop_warnings", &HloResult::loop_warnings)
+      .def_prop_ro(
+          "collective_rewrites",
+          [](const HloResult& r) {
+            const HloCollectiveRewriteCounts& c = r.collective_rewrites;
+            nb::dict d;
+            d["applied"] = c.applied;
+            d["reduce_scatters"] = c.reduce_scatters;
+            d["combined_all_reduces"] = c.combined_all_reduces;
+            d["all_reduce_combines"] = c.all_reduce_combines;
+            d["mesh_timed"] = c.mesh_timed;
+            return d;
+          },
+          "What the collective plan did: all-reduces costed as reduce-scatters, all-reduces combined (and into "
+          "how many), collectives timed over mesh axes.");
 
   m.def(
       "hlo",
-      [](const nb::handle& source, const Chip& chip, const nb::object& calibration) {
+      [](const nb::handle& source, const Chip& chip, const nb::object& calibration, const nb::object& mesh) {
         const HloModule module = read_source(source);
-        return hlo_result(module, chip, calibration_for(chip, calibration));
+        std::optional<Mesh> m;
+        if (!mesh.is_none()) {
+          m = nb::cast<Mesh>(mesh);
+          check(check_mesh_chip(*m, chip));
+        }
+        return hlo_result(module, chip, calibration_for(chip, calibration), m ? &*m : nullptr);
       },
-      "source"_a, "chip"_a, "calibration"_a = nb::none(),
+      "source"_a, "chip"_a, "calibration"_a = nb::none(), "mesh"_a = nb::none(),
       "The roofline of every instruction of an HLO module: `source` is a path (HLO text or HloProto), HLO "
-      "text, or HloProto bytes.");
+      "text, or HloProto bytes. mesh: a roofline.Mesh laid on `chip` whose devices are the module's (partition "
+      "ids row-major); each replica group is then timed over the mesh axes it spans.");
 }
 
 }  // namespace roofline::python

@@ -18,7 +18,9 @@
 #include "roofline/report/hlo_rows.hpp"
 #include "roofline/report/json.hpp"
 #include "roofline/sharding/mesh.hpp"
+#include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/mesh_collective.hpp"
+#include "roofline/sharding/parse.hpp"
 #include "src/cli/calibration_arg.hpp"
 #include "src/cli/command.hpp"
 
@@ -145,7 +147,50 @@ void print_text(const HloModule& module, const HloModulePrediction& mp, const st
   if (mp.unknown_trip_count_loops > 0)
     std::printf("  %d while loop(s) without a known trip count: their bodies are counted once (warnings on stderr)\n",
                 mp.unknown_trip_count_loops);
-  print_ring_versus_axis(rows, chip);
+  if (mp.collective_rewrites.mesh_timed == 0) print_ring_versus_axis(rows, chip);
+}
+
+// --mesh X=2,Y=4 [--slice 2x4]: the module's devices laid on the chip's
+// torus (partition ids row-major over the axes); nullopt without --mesh.
+absl::StatusOr<std::optional<Mesh>> mesh_arg(const Args& args, const Chip& chip) {
+  const std::optional<std::string> spec = args.get("mesh");
+  const std::optional<std::string> slice = args.get("slice");
+  if (!spec) {
+    if (slice) return absl::InvalidArgumentError("--slice needs --mesh (the axes to lay on the slice)");
+    return std::optional<Mesh>{};
+  }
+  auto axes = parse_mesh_axes(*spec);
+  if (!axes.ok()) return axes.status();
+  std::vector<int> shape;
+  if (slice) {
+    auto s = parse_slice_shape(*slice);
+    if (!s.ok()) return s.status();
+    shape = *s;
+  }
+  auto mesh = make_mesh(*axes, chip, shape);
+  if (!mesh.ok()) return mesh.status();
+  return std::optional<Mesh>(*std::move(mesh));
+}
+
+absl::StatusOr<HloCollectiveRewrites> rewrites_arg(const Args& args) {
+  const std::string v = args.get("collective-rewrites").value_or("auto");
+  if (v == "auto") return HloCollectiveRewrites::kAuto;
+  if (v == "accelerator") return HloCollectiveRewrites::kAccelerator;
+  if (v == "none") return HloCollectiveRewrites::kNone;
+  return absl::InvalidArgumentError("--collective-rewrites: expected auto, accelerator or none");
+}
+
+// One line on what the collective plan did, when it did anything.
+void print_rewrites(const HloCollectiveRewriteCounts& c, const std::optional<Mesh>& mesh) {
+  if (mesh) std::printf("  mesh: %s; %d collective(s) timed over its axes\n", describe_layout(*mesh).c_str(), c.mesh_timed);
+  if (c.reduce_scatters > 0)
+    std::printf("  %d all-reduce(s) + dynamic-slice of this device's shard costed as reduce-scatter (as XLA's "
+                "ReduceScatterCreator rewrites them)\n", c.reduce_scatters);
+  if (c.all_reduce_combines > 0)
+    std::printf("  %d all-reduces combined into %d (XLA's AllReduceCombiner, threshold %.0f bytes / %d ops); each "
+                "row carries its share of its combined op's time\n",
+                c.combined_all_reduces, c.all_reduce_combines, kXlaAllReduceCombineThresholdBytes,
+                kXlaAllReduceCombineThresholdCount);
 }
 
 int run(const Args& args) {
@@ -162,7 +207,14 @@ int run(const Args& args) {
   auto module = read_hlo_file(args.positional()[0]);
   if (!module.ok()) return fail(module.status());
 
-  const HloModulePrediction mp = predict(*module, *chip);
+  auto mesh = mesh_arg(args, *chip);
+  if (!mesh.ok()) return fail(mesh.status());
+  auto rewrites = rewrites_arg(args);
+  if (!rewrites.ok()) return fail(rewrites.status());
+  const HloCollectiveOptions options{.mesh = *mesh ? &**mesh : nullptr, .rewrites = *rewrites};
+  auto mp_or = predict(*module, *chip, options);
+  if (!mp_or.ok()) return fail(mp_or.status());
+  const HloModulePrediction& mp = *mp_or;
   print_loop_warnings(args.positional()[0], mp);
   auto cal_or = calibration_arg(args, *chip);
   if (!cal_or.ok()) return fail(cal_or.status());
@@ -194,6 +246,12 @@ int run(const Args& args) {
     total["expected_s"] = expected_total;
     total["fusion_groups"] = mp.fusion_groups;
     total["unfused"] = to_json(mp.unfused);
+    const HloCollectiveRewriteCounts& rc = mp.collective_rewrites;
+    total["collective_rewrites"] = Json::object({{"applied", rc.applied},
+                                                 {"reduce_scatters", rc.reduce_scatters},
+                                                 {"combined_all_reduces", rc.combined_all_reduces},
+                                                 {"all_reduce_combines", rc.all_reduce_combines},
+                                                 {"mesh_timed", rc.mesh_timed}});
     const Json out = Json::object({{"module", std::string(module->name())},
                                    {"chip", chip->name},
                                    {"calibration", calibration_json(cal)},
@@ -210,17 +268,25 @@ int run(const Args& args) {
   }
 
   print_text(*module, mp, rows, *chip, cal, expected_total);
+  print_rewrites(mp.collective_rewrites, *mesh);
   return 0;
 }
 
 ROOFLINE_CLI_COMMAND({
     .name = "hlo",
-    .usage = "roofline hlo FILE --chip NAME|PATH [--calibration FILE] [--format text|json|csv] [--top N]",
+    .usage = "roofline hlo FILE --chip NAME|PATH [--mesh X=2,Y=4 [--slice 2x4]] "
+             "[--collective-rewrites auto|accelerator|none] [--calibration FILE] [--format text|json|csv] [--top N]",
     .summary = "Roofline of every instruction of an HLO module (text or HloProto), sorted by predicted time.",
     .options = {{"chip", "NAME|PATH", "embedded chip name or a chip spec JSON file"},
                 kCalibrationOption,
                 {"format", "text|json|csv", "output format (default text)"},
-                {"top", "N", "only the N slowest instructions (default: all)"}},
+                {"top", "N", "only the N slowest instructions (default: all)"},
+                {"mesh", "X=2,Y=4", "the module's devices as a mesh laid on the chip's torus (partition ids "
+                                    "row-major); each replica group is timed over the axes it spans"},
+                {"slice", "2x4", "the physical slice shape to lay the mesh on (default: the chip's choice)"},
+                {"collective-rewrites", "auto|accelerator|none",
+                 "all-reduce + dynamic-slice as reduce-scatter and XLA's all-reduce combining: auto (default) "
+                 "applies them to a module not yet scheduled (pre-optimisation), none never"}},
     .run = run,
 });
 

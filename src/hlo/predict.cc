@@ -103,8 +103,8 @@ struct Fused {
 class Flattener {
  public:
   Flattener(const Chip& chip, std::vector<HloPredictionRow>* rows, FusionPass pass,
-            std::vector<HloLoopWarning>* warnings = nullptr)
-      : chip_(chip), rows_(rows), fuse_(pass == FusionPass::kOn), warnings_(warnings) {}
+            std::vector<HloLoopWarning>* warnings = nullptr, const HloCollectivePlan* plan = nullptr)
+      : chip_(chip), rows_(rows), fuse_(pass == FusionPass::kOn), warnings_(warnings), plan_(plan) {}
 
   // Appends rows for every instruction `comp` runs, `executions` times each.
   void computation(const HloComputation* comp, double executions, int depth) {
@@ -137,6 +137,7 @@ class Flattener {
     for (const CalledComputation& c : i.called_computations) control &= !inlining_.contains(c.computation);
     control &= depth < kMaxDepth && rows_->size() < kMaxRows;
     HloPredictionRow row{.instruction = &i, .cost = cost(i), .prediction = {}, .executions = executions};
+    if (plan_ != nullptr) plan_->apply(i, &row.cost);  // mesh and accelerator rewrites
     row.hbm_bytes_unfused = row.cost.hbm_bytes();
     if (i.opcode == HloOpcode::kWhile && row.cost.flags.trip_count_unknown)
       warn(i, HloLoopWarning::Kind::kTripCountUnknown, while_trip_count(i).why_unknown);
@@ -193,6 +194,7 @@ class Flattener {
   std::vector<HloPredictionRow>* rows_;
   bool fuse_ = false;
   std::vector<HloLoopWarning>* warnings_ = nullptr;
+  const HloCollectivePlan* plan_ = nullptr;
   absl::flat_hash_set<const HloComputation*> inlining_;
   // Node-based: computation() keeps a pointer into it while inlining adds entries.
   std::unordered_map<const HloComputation*, detail::FusionGroups> groups_;
@@ -204,7 +206,10 @@ class Flattener {
 Prediction predict(const HloCost& c, const Chip& chip) {
   double t_ici = 0;
   double link_bytes = 0;
-  if (c.collective && c.collective->group_size > 1 && c.collective->array_bytes > 0) {
+  if (c.collective && c.collective->timed) {
+    t_ici = c.collective->timed->t_ici_s;
+    link_bytes = c.collective->timed->bytes_per_link;
+  } else if (c.collective && c.collective->group_size > 1 && c.collective->array_bytes > 0) {
     const CollectiveTime t =
         collective_time_on_group(c.collective->kind, c.collective->array_bytes,
                                  static_cast<int>(std::min<std::int64_t>(c.collective->group_size, 1 << 30)), chip,
@@ -232,9 +237,18 @@ Prediction predict(const HloInstruction& instruction, const Chip& chip) {
 }
 
 HloModulePrediction predict(const HloModule& module, const Chip& chip) {
+  // Without a mesh the plan cannot fail.
+  return *predict(module, chip, HloCollectiveOptions{});
+}
+
+absl::StatusOr<HloModulePrediction> predict(const HloModule& module, const Chip& chip,
+                                            const HloCollectiveOptions& options) {
+  absl::StatusOr<HloCollectivePlan> plan = plan_collectives(module, chip, options);
+  if (!plan.ok()) return plan.status();
   HloModulePrediction out;
+  out.collective_rewrites = plan->counts();
   const FusionPass pass = fused_by_xla(module) ? FusionPass::kOff : FusionPass::kOn;
-  Flattener(chip, &out.rows, pass, &out.loop_warnings).computation(&module.entry(), 1, 0);
+  Flattener(chip, &out.rows, pass, &out.loop_warnings, &*plan).computation(&module.entry(), 1, 0);
   out.total = sum(out.rows, 0, 1);
   out.unfused = sum_unfused(out.rows, chip);
   const DType dtype = dominant_dtype(out.rows);

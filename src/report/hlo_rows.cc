@@ -24,6 +24,12 @@ std::vector<std::string> hlo_row_notes(const HloPredictionRow& r, const Chip& ch
   if (f.conditional_max) n.push_back("max over branches");
   if (f.size_saturated) n.push_back("a shape of 2^63 bytes or more: its size counted as 2^63 (the module is broken)");
   if (r.cost.host_bytes > 0) n.push_back("host transfer over PCIe");
+  // The collective plan's rewrites (roofline/hlo/collective_rewrites.hpp).
+  if (r.cost.collective && r.cost.collective->from_all_reduce)
+    n.push_back("costed as reduce-scatter (all-reduce + dynamic-slice of this device's shard)");
+  if (r.cost.collective && r.cost.collective->combined_ops > 1)
+    n.push_back(detail::cat("combined with ", r.cost.collective->combined_ops - 1,
+                            " other all-reduce(s): its share of one combined op"));
   // The chip has no unit for the type (bf16 on a V100, fp32 on a TPU):
   // select_peak timed the arithmetic at another peak; say which.
   if (r.cost.flops > 0 && r.prediction.peak.fallback()) n.push_back("timed at the " + peak_label(r.prediction.peak, chip));

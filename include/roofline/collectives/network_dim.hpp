@@ -49,6 +49,17 @@
 //   all-gather = scale-out all-gather of V/N_fast, then fast all-gather of V;
 //   reduce-scatter the reverse; all-reduce = fast reduce-scatter + scale-out
 //   all-reduce of V/N_fast + fast all-gather.
+//   Several torus dimensions without wraparound (each a line, or two chips)
+//   in one all-gather, reduce-scatter or all-reduce: ONE one-way ring over the
+//   whole group (a line of prod X_i chips, bytes per link (N-1) V/N), not
+//   the split across dimensions. Evidence (docs/collectives.md): an FSDP
+//   all-gather of bf16[8192,16384] over a v5e 2x4 slice measured about 6 ms
+//   (a ring over 8: 5.2 ms; the split: 1.79 ms, below what 2 links can
+//   receive). Wrapping rings keep the split (the book's v4 4x4x4 figures).
+//   No torus phase is faster than its ingress limit: the bytes a chip must
+//   receive (all-gather (N-1)/N V, all-reduce twice, all-to-all
+//   (N-1)/N^2 V, permute V/N) over the links the least connected chip has
+//   inside the group (a corner of a 2x4: 2), each at one direction's W.
 // Each phase takes max(bandwidth term, latency floor), except a phase on
 // the scale-out network alone, whose steps are messages that wait for each
 // other: hops x latency + bandwidth term (the alpha-beta model); phases add.
@@ -213,6 +224,55 @@ inline Phase per_dim_phase(CollectiveKind kind, double v, double n_total,
   return p;
 }
 
+// Links the least connected chip of the group has on torus dimensions
+// `dims` (a corner: one per line, two per wrapping ring of more than two).
+inline int corner_links(std::span<const CollectiveDim> dims) {
+  int links = 0;
+  for (const CollectiveDim& d : dims)
+    if (d.network == DimNetwork::kTorusRing && d.size > 1) links += d.wraps && d.size > 2 ? 2 : 1;
+  return links;
+}
+
+// Bytes one chip of a group of n must receive (and send) for `kind`.
+inline double ingress_bytes(CollectiveKind kind, double v, double n, int shift) {
+  if (n <= 1) return 0;
+  switch (kind) {
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kReduceScatter: return v * (n - 1) / n;
+    case CollectiveKind::kAllReduce: return 2 * v * (n - 1) / n;
+    case CollectiveKind::kAllToAll: return v * (n - 1) / (n * n);
+    case CollectiveKind::kPermute: return shift % static_cast<int>(n) != 0 ? v / n : 0;
+  }
+  return 0;
+}
+
+// Torus dimensions without a ring (no wraparound, or two chips) that an
+// all-gather-like collective uses together become one line over all their
+// chips: the one-way ring over the whole group (see the header comment).
+inline std::vector<CollectiveDim> merge_lines(std::vector<CollectiveDim> dims) {
+  std::vector<CollectiveDim> out;
+  CollectiveDim line;
+  int lines = 0;
+  for (const CollectiveDim& d : dims) {
+    const bool is_line = d.network == DimNetwork::kTorusRing && d.size > 1 && !(d.wraps && d.size > 2);
+    if (!is_line) {
+      out.push_back(d);
+      continue;
+    }
+    if (lines++ == 0) {
+      line = d;
+      line.wraps = false;
+      continue;
+    }
+    line.size *= d.size;
+    line.stride = std::max(line.stride, d.stride);
+    line.bytes_per_s = std::min(line.bytes_per_s, d.bytes_per_s);
+    line.hop_latency_s = std::max(line.hop_latency_s, d.hop_latency_s);
+  }
+  if (lines > 0) out.push_back(line);
+  return out;
+}
+
 inline double product(std::span<const CollectiveDim> dims) {
   double n = 1;
   for (const CollectiveDim& d : dims) n *= d.size;
@@ -240,29 +300,54 @@ inline std::vector<CollectiveDim> merge_groups(std::span<const CollectiveDim> di
 // devices. `shift` is the permute distance in devices (ignored otherwise).
 inline CollectiveTime collective_time(CollectiveKind kind, double v_bytes,
                                       std::span<const CollectiveDim> dims, int shift = 1) {
+  auto floored = [](detail::Phase p, double floor_s) {
+    if (p.t_bandwidth_s < floor_s) p.t_bandwidth_s = floor_s;
+    return p;
+  };
   std::vector<CollectiveDim> fast, slow;
   for (const CollectiveDim& d : detail::merge_groups(dims))
     (d.network == DimNetwork::kScaleOut ? slow : fast).push_back(d);
   const double n_fast = detail::product(fast), n_slow = detail::product(slow);
+  // The ingress limit of the torus part, from its dimensions as laid out
+  // (before lines are merged): bytes per chip over the corner's links.
+  const int torus_links = detail::corner_links(fast);
+  double link_w = 0;
+  for (const CollectiveDim& d : fast)
+    if (d.network == DimNetwork::kTorusRing && d.size > 1)
+      link_w = link_w > 0 ? std::min(link_w, d.bytes_per_s) : d.bytes_per_s;
+  auto ingress_floor = [&](CollectiveKind k, double v) {
+    if (torus_links == 0 || link_w <= 0) return 0.0;
+    return detail::ingress_bytes(k, v, n_fast, shift) / (torus_links * link_w);
+  };
+  const bool ring_kind = kind == CollectiveKind::kAllGather || kind == CollectiveKind::kReduceScatter ||
+                         kind == CollectiveKind::kAllReduce;
+  if (ring_kind) fast = detail::merge_lines(std::move(fast));
   std::vector<detail::Phase> phases;
   switch (kind) {
     case CollectiveKind::kAllGather:
     case CollectiveKind::kReduceScatter:
       if (!slow.empty()) phases.push_back(detail::ring_phase(kind, v_bytes / n_fast, slow));
       if (!slow.empty()) phases.back().latency_adds = true;
-      if (!fast.empty()) phases.push_back(detail::ring_phase(kind, v_bytes, fast));
+      if (!fast.empty()) phases.push_back(floored(detail::ring_phase(kind, v_bytes, fast), ingress_floor(kind, v_bytes)));
       break;
-    case CollectiveKind::kAllReduce:
-      if (!fast.empty()) phases.push_back(detail::ring_phase(CollectiveKind::kReduceScatter, v_bytes, fast));
+    case CollectiveKind::kAllReduce: {
+      const double floor_s = ingress_floor(CollectiveKind::kAllGather, v_bytes);
+      if (!fast.empty())
+        phases.push_back(floored(detail::ring_phase(CollectiveKind::kReduceScatter, v_bytes, fast), floor_s));
       if (!slow.empty()) phases.push_back(detail::ring_phase(kind, v_bytes / n_fast, slow));
       if (!slow.empty()) phases.back().latency_adds = true;
-      if (!fast.empty()) phases.push_back(detail::ring_phase(CollectiveKind::kAllGather, v_bytes, fast));
+      if (!fast.empty()) phases.push_back(floored(detail::ring_phase(CollectiveKind::kAllGather, v_bytes, fast), floor_s));
       break;
+    }
     case CollectiveKind::kAllToAll:
     case CollectiveKind::kPermute: {
       std::vector<CollectiveDim> all = slow;
       all.insert(all.end(), fast.begin(), fast.end());
-      phases.push_back(detail::per_dim_phase(kind, v_bytes, n_fast * n_slow, all, shift));
+      detail::Phase p = detail::per_dim_phase(kind, v_bytes, n_fast * n_slow, all, shift);
+      // With scale-out dimensions in the mix the per-chip figure is not the
+      // torus's alone: the floor applies to torus-only collectives.
+      if (slow.empty()) p = floored(p, ingress_floor(kind, v_bytes));
+      phases.push_back(p);
       phases.back().latency_adds = fast.empty();
       break;
     }

@@ -65,6 +65,12 @@ struct HloCollective {
   std::int64_t group_size = 0;   // devices per replica group (0: unknown)
   std::int64_t num_groups = 0;
   int permute_shift = 1;         // positions a collective-permute moves data
+  // Set by the collective plan of a module (roofline/hlo/collective_rewrites.hpp),
+  // never by cost(): the time under the module's mesh and the accelerator's
+  // rewrites, which predict uses instead of collective_time_on_group.
+  std::optional<CollectiveTime> timed;
+  bool from_all_reduce = false;  // an all-reduce + dynamic-slice costed as this reduce-scatter
+  int combined_ops = 1;          // all-reduces combined into the one this is part of
 };
 
 // Why a cost is incomplete; shown beside the numbers, never hidden.

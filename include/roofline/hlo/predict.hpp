@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "roofline/chip.hpp"
+#include "roofline/hlo/collective_rewrites.hpp"
 #include "roofline/hlo/cost.hpp"
 #include "roofline/hlo/module.hpp"
 #include "roofline/predict.hpp"
@@ -98,8 +99,17 @@ struct HloModulePrediction {
   int unknown_trip_count_loops = 0;   // while loops counted once
   // Every loop charged fewer times than it runs, in execution order.
   std::vector<HloLoopWarning> loop_warnings;
+  // The collective plan's rewrites (reduce-scatters, combined all-reduces)
+  // and how many collectives were timed over mesh axes.
+  HloCollectiveRewriteCounts collective_rewrites;
 };
 
+// Collectives as planned by plan_collectives with default options: no mesh
+// (each group one ring), the accelerator's rewrites on a module not yet
+// scheduled (roofline/hlo/collective_rewrites.hpp).
 HloModulePrediction predict(const HloModule& module, const Chip& chip);
+// The same with a mesh or other rewrite options; errors as plan_collectives.
+absl::StatusOr<HloModulePrediction> predict(const HloModule& module, const Chip& chip,
+                                            const HloCollectiveOptions& options);
 
 }  // namespace roofline

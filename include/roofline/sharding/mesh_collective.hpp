@@ -13,6 +13,7 @@
 // checked: collective_time in roofline/sharding/checked.hpp.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,68 @@
 #include "roofline/sharding/mesh.hpp"
 
 namespace roofline {
+
+namespace detail {
+
+// Axes that share a physical torus dimension (the minor one consecutive
+// chips, the major one a stride) are, taken together, the part of that
+// dimension their strides nest into: a collective over both runs over one
+// dimension of their product, stride the smallest, wrapping where it is the
+// whole dimension and that wraps. Without this two pieces of one wrapping
+// ring would count as two lines (and be merged into one strided line).
+// `dims` holds the dims of `axes` in mesh order, as collective_time(mesh,...)
+// gathers them; *n shrinks as pieces join.
+inline void join_shared_dims(const Mesh& mesh, AxisMask axes, CollectiveDim* dims, std::size_t* n) {
+  struct Piece {
+    int dim;
+    std::size_t at;  // index into dims
+    TorusPlacement p;
+  };
+  std::array<Piece, 12> pieces;
+  std::size_t count = 0, at = 0;
+  for (std::size_t i = 0; i < mesh.axes.size(); ++i) {
+    if (!(axes & (AxisMask{1} << i))) continue;
+    const bool torus = mesh.placement.size() > i && mesh.placement[i].size() == mesh.dims[i].size();
+    for (std::size_t k = 0; k < mesh.dims[i].size(); ++k, ++at)
+      if (torus && count < pieces.size()) pieces[count++] = {mesh.placement[i][k].dim, at, mesh.placement[i][k]};
+  }
+  std::array<bool, 12> drop{};
+  for (std::size_t a = 0; a < count; ++a) {
+    if (drop[a]) continue;
+    // The pieces on a's physical dimension, by stride.
+    std::array<std::size_t, 12> same;
+    std::size_t m = 0;
+    for (std::size_t b = 0; b < count; ++b)
+      if (!drop[b] && pieces[b].dim == pieces[a].dim) same[m++] = b;
+    if (m < 2) continue;
+    std::sort(same.begin(), same.begin() + m,
+              [&](std::size_t x, std::size_t y) { return pieces[x].p.stride < pieces[y].p.stride; });
+    bool nested = true;
+    for (std::size_t k = 1; k < m; ++k)
+      nested &= pieces[same[k]].p.stride == pieces[same[k - 1]].p.stride * pieces[same[k - 1]].p.size;
+    if (!nested) continue;
+    const TorusPlacement& low = pieces[same[0]].p;
+    const TorusPlacement& top = pieces[same[m - 1]].p;
+    CollectiveDim& joined = dims[pieces[same[0]].at];
+    int size = 1;
+    for (std::size_t k = 0; k < m; ++k) size *= pieces[same[k]].p.size;
+    const int length = mesh.slice_shape.size() > static_cast<std::size_t>(low.dim) ? mesh.slice_shape[low.dim] : 0;
+    joined.size = size;
+    joined.stride = low.stride;
+    joined.wraps = top.wraps && low.stride == 1 && size == length;
+    for (std::size_t k = 1; k < m; ++k) drop[same[k]] = true;
+  }
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < *n; ++i) {
+    bool dropped = false;
+    for (std::size_t b = 0; b < count; ++b)
+      if (pieces[b].at == i) dropped = drop[b];
+    if (!dropped) dims[out++] = dims[i];
+  }
+  *n = out;
+}
+
+}  // namespace detail
 
 // `v_bytes` is V: the whole array over the devices of `axes` (the gathered
 // array, or the full unreduced one); when the array is also sharded over
@@ -47,6 +110,7 @@ inline CollectiveTime collective_time(const Mesh& mesh, CollectiveKind kind, Axi
   }
   if (n == 0) return {};
   if (!spill.empty()) return collective_time(kind, v_bytes, spill, shift);
+  detail::join_shared_dims(mesh, axes, local.data(), &n);
   return collective_time(kind, v_bytes, std::span<const CollectiveDim>(local.data(), n), shift);
 }
 
