@@ -134,7 +134,7 @@ void print_text(const HloModule& module, const HloModulePrediction& mp, const st
               format_seconds(mp.total.t_ici_s).c_str(), format_seconds(mp.total.t_lower_s).c_str(),
               format_seconds(mp.total.t_upper_s).c_str());
   if (mp.fusion_groups > 0)
-    std::printf("  fused as an accelerator fuses (%d groups; HBM bytes charged at group boundaries). Unfused, every "
+    std::printf("  fused as an accelerator fuses (%d group(s); HBM bytes charged at group boundaries). Unfused, every "
                 "op its own HBM traffic: %s HBM, T_hbm %s, lower bound %s\n",
                 mp.fusion_groups, format_bytes(mp.unfused.hbm_bytes).c_str(), format_seconds(mp.unfused.t_hbm_s).c_str(),
                 format_seconds(mp.unfused.t_lower_s).c_str());
