@@ -131,12 +131,12 @@ void print_text(const HloModule& module, const HloModulePrediction& mp, const st
   std::printf("total (one run; loop rows are not added again): %s, %s HBM",
               format_si(mp.total.flops, "FLOP").c_str(), format_bytes(mp.total.hbm_bytes).c_str());
   if (mp.host_bytes > 0) std::printf(", %s to/from host", format_bytes(mp.host_bytes).c_str());
-  std::printf("\n  T_math %s  T_hbm %s  T_ici %s  lower bound %s (sum of per-op max)  upper bound %s (sum of sums)\n",
+  std::printf("\n  T_math %s  T_hbm %s  T_ici %s  lower bound %s (sum of per-kernel max)  upper bound %s (sum of sums)\n",
               format_seconds(mp.total.t_math_s).c_str(), format_seconds(mp.total.t_hbm_s).c_str(),
               format_seconds(mp.total.t_ici_s).c_str(), format_seconds(mp.total.t_lower_s).c_str(),
               format_seconds(mp.total.t_upper_s).c_str());
   if (mp.fusion_groups > 0)
-    std::printf("  fused as an accelerator fuses (%d groups; HBM bytes charged at group boundaries). Unfused, every "
+    std::printf("  fused as an accelerator fuses (%d group(s); HBM bytes charged at group boundaries). Unfused, every "
                 "op its own HBM traffic: %s HBM, T_hbm %s, lower bound %s\n",
                 mp.fusion_groups, format_bytes(mp.unfused.hbm_bytes).c_str(), format_seconds(mp.unfused.t_hbm_s).c_str(),
                 format_seconds(mp.unfused.t_lower_s).c_str());

@@ -165,6 +165,7 @@ class Flattener {
                          " runs of the loops around it pass 1e270 runs (a double holds up to 1.8e308): "
                          "counted as one trip per run of the loops around it"));
         n = 1;
+        (*rows_)[at].runs_capped = true;
       }
       computation(i.called("condition"), executions * (n + 1), depth + 1);
       computation(i.called("body"), executions * n, depth + 1);

@@ -11,7 +11,10 @@ std::vector<std::string> hlo_row_notes(const HloPredictionRow& r, const Chip& ch
   if (r.aggregate) {
     if (r.instruction->opcode == HloOpcode::kWhile)
       n.push_back(f.trip_count_unknown ? "loop total, trip count unknown (counted once)"
-                                       : detail::cat("loop total, ", r.cost.trip_count, " trips"));
+                  : r.runs_capped
+                      ? detail::cat("loop total, ", r.cost.trip_count,
+                                    " trips charged as 1: its runs would pass 1e270 (see the warning)")
+                      : detail::cat("loop total, ", r.cost.trip_count, " trips"));
     else
       n.push_back("total of the called computation");
   } else {

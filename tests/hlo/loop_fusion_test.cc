@@ -257,6 +257,9 @@ TEST_CASE("loop warnings: nested trip counts whose product overflows are counted
   for (const roofline::HloLoopWarning& w : p.loop_warnings)
     named |= w.kind == roofline::HloLoopWarning::Kind::kRunsOverflow && w.reason.find("1e270") != std::string::npos;
   CHECK(named);
+  bool capped = false;
+  for (const roofline::HloPredictionRow& r : p.rows) capped |= r.runs_capped;
+  CHECK(capped);
 }
 
 TEST_CASE("fusion pass: an element-wise chain reads its input once and writes its result once") {

@@ -51,6 +51,9 @@ struct HloPredictionRow {
   double hbm_bytes_unfused = 0;
   // The fusion group (module-wide id) the pass put it in, or -1.
   std::int64_t fusion_group = -1;
+  // A while whose runs with the loops around it would pass kMaxLoopRuns:
+  // what it runs is charged one trip per run of those loops (a loop warning says so).
+  bool runs_capped = false;
   // A while/call/conditional: its numbers total the rows of the instructions
   // it runs, which are listed too; module totals skip it.
   bool aggregate = false;
