@@ -142,14 +142,14 @@ def main():
     parser.add_argument("--batch", type=int, default=1024, help="global batch (default 1024, the paper's)")
     parser.add_argument("--devices", type=int, default=4,
                         help="data-parallel chips (default 4, a v3-8's: chip specs describe whole chips)")
-    parser.add_argument("--chip", default=None, help="default: tpu-v3 where the library has it, else tpu-v4")
+    parser.add_argument("--chip", default="tpu-v3", help="default: tpu-v3, the paper's chip")
     parser.add_argument("--scan", action="store_true", help="run the blocks with lax.scan")
     args = parser.parse_args()
     jax.config.update("jax_num_cpu_devices", args.devices)
     import roofline
     import roofline.jax
 
-    chip = args.chip or ("tpu-v3" if "tpu-v3" in [c.name for c in roofline.chips()] else "tpu-v4")
+    chip = args.chip
     params = abstract_params(scan=args.scan)
     batch = abstract_batch(args.batch)
     pred = roofline.jax.predict(train_step, params, batch, chip=chip, mesh={"data": args.devices},

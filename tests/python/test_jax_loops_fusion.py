@@ -56,14 +56,13 @@ def test_uncountable_loop_is_named_in_a_warning():
 @pytest.fixture(scope="module")
 def vit():
     """ViT-S/16 (examples/python/vit_s16_step.py), data parallel, the paper's
-    global batch of 1024 over the 4 chips of a v3-8: costed on tpu-v3 when the
-    library has it, else tpu-v4 (FLOPs and bytes do not depend on the chip)."""
+    global batch of 1024 over the 4 chips of a v3-8, costed on tpu-v3."""
     sys.path.insert(0, str(REPO / "examples" / "python"))
     try:
         import vit_s16_step as v
     finally:
         sys.path.pop(0)
-    chip = "tpu-v3" if "tpu-v3" in [c.name for c in roofline.chips()] else "tpu-v4"
+    chip = "tpu-v3"
     params = v.abstract_params()
     pred = rj.predict(v.train_step, params, v.abstract_batch(1024), chip=chip, mesh={"data": 4},
                       in_shardings=v.shardings(params))
@@ -98,8 +97,6 @@ def test_vit_step_lower_bound_admits_the_published_v3_throughput(vit):
     # 90 x 1,281,167 / (7 x 3600 s) / 4 = 1,143.9 images/s per chip at least.
     # A lower bound on the step time must allow that: 256 images per chip
     # per step / t_lower_s >= 1,143.9.
-    if "tpu-v3" not in [c.name for c in roofline.chips()]:
-        pytest.skip("the tpu-v3 chip spec arrives with issue 36 item 5 (hardware/tpu-v3.json)")
     v, pred = vit
     published = 90 * 1_281_167 / (7 * 3600) / 4
     per_chip = 1024 / 4
