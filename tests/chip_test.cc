@@ -220,7 +220,7 @@ TEST_CASE("chip: malformed specs are refused with the field named") {
        "/peak_flops_per_s/bf16: expected a positive number"},
       // A tiny peak or a denormal bandwidth would make every time inf.
       {"peak of 1e-300", [](json& j) { j["peak_flops_per_s"]["bf16"] = 1e-300; },
-       "broken.json: /peak_flops_per_s/bf16: expected a rate of at least 1 per second"},
+       "broken.json: /peak_flops_per_s/bf16: expected a rate from 1 to 1e+18 FLOP/s"},
       {"denormal bandwidth", [](json& j) { j["hbm_bytes_per_s"] = 4.9e-324; },
        "broken.json: /hbm_bytes_per_s: expected a positive number"},
       {"denormal link bandwidth", [](json& j) { j["interconnect"]["link_bytes_per_s"] = 1e-310; },

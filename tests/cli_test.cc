@@ -65,7 +65,7 @@ TEST_CASE("cli: bad arguments exit non-zero with one clear line") {
                        Bad{"predict matmul --chip tpu-v5e --m 1 --k 1 --n 1 --format xml", "--format"},
                        Bad{"predict matmul --frobnicate", "unknown option --frobnicate"},
                        Bad{"frobnicate", "unknown command"},
-                       Bad{"chip /nonexistent.json", "unknown chip"}}) {
+                       Bad{"chip /nonexistent.json", "/nonexistent.json: cannot open chip spec"}}) {
     INFO(b.args);
     auto r = run_cli(b.args);
     CHECK(r.exit_code != 0);

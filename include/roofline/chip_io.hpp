@@ -21,12 +21,16 @@ absl::StatusOr<const Chip*> find_chip(std::string_view name);
 
 // Reads a chip spec from a JSON file. Errors name the file and the JSON path
 // of the offending field: "my.json: /hbm_bytes_per_s: expected a positive number".
+// The file is at most 1 MiB (a stream stops there), nested at most 64
+// levels, and its `name` is the file name without .json.
 absl::StatusOr<Chip> load_chip(const std::string& path);
 
 // Parses spec text; `origin` names it in error messages.
 absl::StatusOr<Chip> parse_chip(std::string_view json_text, std::string_view origin);
 
-// A name from `embedded_chips()` or else a path to a JSON spec.
+// A name from `embedded_chips()` or else a path to a JSON spec: an argument
+// with a '/' or ending in .json is always a path (a missing one is NotFound
+// "cannot open chip spec", not an unknown chip).
 absl::StatusOr<Chip> resolve_chip(const std::string& name_or_path);
 
 // The spec as JSON in the format of hardware/*.json; parse_chip() reads it

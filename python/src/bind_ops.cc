@@ -106,7 +106,9 @@ std::vector<int> axes_from(const Mesh& mesh, const nb::handle& axes) {
 
 std::map<std::string, std::int64_t> dims_from(const nb::handle& dims) {
   if (nb::isinstance<nb::str>(dims)) return value(parse_dim_sizes(nb::cast<std::string>(dims)));
-  return nb::cast<std::map<std::string, std::int64_t>>(dims);
+  auto out = nb::cast<std::map<std::string, std::int64_t>>(dims);
+  for (const auto& [name, size] : out) check_dimension(("dims['" + name + "']").c_str(), size);
+  return out;
 }
 
 std::string collective_repr(const Collective& c) {
@@ -180,6 +182,12 @@ void bind_ops(nb::module_& m) {
           "__init__",
           [](Elementwise* self, std::int64_t elements, int inputs, double flops_per_element,
              double transcendentals_per_element, const std::string& dtype, std::optional<std::string> out_dtype) {
+            // predict() of these is NaN ("invalid"): refused where typed.
+            check_dimension("elements", elements);
+            if (inputs < 0 || inputs > 1'000'000)
+              throw nb::value_error(("inputs: expected 0 to 1000000 arrays, got " + std::to_string(inputs)).c_str());
+            check_non_negative("flops_per_element", flops_per_element);
+            check_non_negative("transcendentals_per_element", transcendentals_per_element);
             Elementwise op{.elements = elements,
                            .inputs = inputs,
                            .flops_per_element = flops_per_element,
@@ -263,8 +271,7 @@ void bind_ops(nb::module_& m) {
             if (!k)
               throw nb::value_error(("kind: expected all-gather, reduce-scatter, all-reduce, all-to-all or permute, got '" +
                                      kind + "'").c_str());
-            if (!(array_bytes >= 0))
-              throw nb::value_error(("array_bytes: expected a size in bytes >= 0, got " + std::to_string(array_bytes)).c_str());
+            check_non_negative("array_bytes", array_bytes);
             if (shift != 1 && *k != CollectiveKind::kPermute)
               throw nb::value_error("shift is the distance a permute moves each shard; it applies to kind='permute' only");
             if (shift < 1) throw nb::value_error(("shift: expected 1 or more, got " + std::to_string(shift)).c_str());

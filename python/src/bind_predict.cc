@@ -3,11 +3,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 #include "python/src/bindings.hpp"
+#include "python/src/status.hpp"
 #include "roofline/ops/matmul.hpp"
 #include "roofline/predict.hpp"
 
@@ -59,6 +61,10 @@ void bind_predict(nb::module_& m) {
           "__init__",
           [](Matmul* self, std::int64_t m_, std::int64_t k, std::int64_t n, std::int64_t batch,
              const std::string& dtype, std::optional<std::string> rhs_dtype, std::optional<std::string> out_dtype) {
+            // predict() of a negative or zero dimension is NaN ("invalid"):
+            // refused here, where the number was typed.
+            for (auto [name, v] : {std::pair{"m", m_}, std::pair{"k", k}, std::pair{"n", n}, std::pair{"batch", batch}})
+              check_dimension(name, v);
             Matmul mm{.batch = batch, .m = m_, .k = k, .n = n, .dtype = dtype_from(dtype)};
             if (rhs_dtype) mm.rhs_dtype = dtype_from(*rhs_dtype);
             if (out_dtype) mm.out_dtype = dtype_from(*out_dtype);

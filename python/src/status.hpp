@@ -4,6 +4,7 @@
 // line:column or byte offset), unchanged.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -22,6 +23,15 @@ namespace roofline::python {
 inline void check(const absl::Status& status, const std::string* path = nullptr) {
   if (!status.ok()) raise(status, path);
 }
+
+// An op's dimension or element count as Python gave it: ValueError naming
+// it unless 1 <= v <= 2^53 (predict() of a non-positive one is NaN, and the
+// cost formulas are in doubles, exact to 2^53).
+void check_dimension(const char* name, std::int64_t v);
+
+// A count per element or a size in bytes: ValueError naming it unless it is
+// finite and at least 0.
+void check_non_negative(const char* name, double v);
 
 template <class T>
 T value(absl::StatusOr<T> result, const std::string* path = nullptr) {

@@ -5,10 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -16,11 +14,21 @@
 #include "roofline/detail/cat.hpp"
 #include "roofline/detail/status_macros.hpp"
 #include "roofline/format/json.hpp"
+#include "src/wire/bounded_input.hpp"
 
 namespace roofline {
 namespace {
 
 using nlohmann::json;
+
+// The ranges a calibration's figures are read within (docs/calibration.md,
+// The file): efficiencies as the fit bounds them, a floor below a second.
+constexpr double kMinEfficiency = 1e-4;
+constexpr double kMaxEfficiency = 1000;
+constexpr double kMaxFloorS = 1;
+// A file `roofline calibrate` writes holds a sample per op kind (about 300
+// bytes each): 64 MiB is 200k of them.
+constexpr std::uint64_t kMaxCalibrationFileBytes = std::uint64_t{64} << 20;
 
 Json quality_json(const FitQuality& q) {
   return Json::object({{"samples", q.samples}, {"median_abs_error", q.median_abs_error}, {"p90_abs_error", q.p90_abs_error}});
@@ -124,12 +132,29 @@ class Reader {
     ROOFLINE_ASSIGN_OR_RETURN(q.p90_abs_error, non_negative(j["p90_abs_error"], path + "/p90_abs_error"));
     return q;
   }
+  // A launch floor: at least 0 and below 1 s. Real ones are microseconds;
+  // 1e300 s is a tampered or slipped figure that every expected time would
+  // carry.
+  absl::StatusOr<double> floor(const json& j, const std::string& path) const {
+    ROOFLINE_ASSIGN_OR_RETURN(double v, non_negative(j, path));
+    if (v >= kMaxFloorS) return error(path, detail::cat("expected a launch floor below ", kMaxFloorS, " s"));
+    return v;
+  }
+  // An efficiency within the range the fit keeps to (fit.cc: 1e-4 to 1000):
+  // 1e-300 would turn every expected time into 1e300 s.
+  absl::StatusOr<double> efficiency(const json& j, const std::string& path) const {
+    if (!j.is_number()) return error(path, "expected a number");
+    const double v = j.get<double>();
+    if (!(v >= kMinEfficiency && v <= kMaxEfficiency))
+      return error(path, "expected an efficiency from 1e-4 to 1000");  // kMinEfficiency, kMaxEfficiency
+    return v;
+  }
   // The four parameters of a curve object at `path`.
   absl::Status curve(const json& k, const std::string& path, ClassCurve& out) const {
-    ROOFLINE_ASSIGN_OR_RETURN(out.floor_s, non_negative(k["floor_s"], path + "/floor_s"));
-    ROOFLINE_ASSIGN_OR_RETURN(out.math_efficiency, positive(k["math_efficiency"], path + "/math_efficiency"));
-    ROOFLINE_ASSIGN_OR_RETURN(out.memory_efficiency, positive(k["memory_efficiency"], path + "/memory_efficiency"));
-    ROOFLINE_ASSIGN_OR_RETURN(out.link_efficiency, positive(k["link_efficiency"], path + "/link_efficiency"));
+    ROOFLINE_ASSIGN_OR_RETURN(out.floor_s, floor(k["floor_s"], path + "/floor_s"));
+    ROOFLINE_ASSIGN_OR_RETURN(out.math_efficiency, efficiency(k["math_efficiency"], path + "/math_efficiency"));
+    ROOFLINE_ASSIGN_OR_RETURN(out.memory_efficiency, efficiency(k["memory_efficiency"], path + "/memory_efficiency"));
+    ROOFLINE_ASSIGN_OR_RETURN(out.link_efficiency, efficiency(k["link_efficiency"], path + "/link_efficiency"));
     return absl::OkStatus();
   }
   absl::StatusOr<CostClass> cost_class(const json& j, const std::string& path) const {
@@ -197,7 +222,7 @@ absl::StatusOr<CalibrationFit> read_entry(const Reader& r, const json& j, const 
   for (auto it = per_peak.begin(); it != per_peak.end(); ++it) {
     const std::string q = p + "/matmul_math_efficiency/" + it.key();
     ROOFLINE_ASSIGN_OR_RETURN(PeakClass peak, r.peak(it.key(), q));
-    ROOFLINE_ASSIGN_OR_RETURN(c.matmul_math_efficiency[static_cast<std::size_t>(peak)], r.positive(it.value(), q));
+    ROOFLINE_ASSIGN_OR_RETURN(c.matmul_math_efficiency[static_cast<std::size_t>(peak)], r.efficiency(it.value(), q));
   }
   // Optional: written since families were fitted (2026-11-25); absent, none.
   const json& families = j.contains("families") ? j["families"] : json::array();
@@ -319,6 +344,11 @@ absl::StatusOr<CalibrationFile> parse_calibration(std::string_view text, std::st
   const Reader r(origin);
   // nlohmann throws even on some inputs it could refuse quietly (a number
   // that overflows a double): catch all it throws here.
+  // Nesting is bounded before nlohmann builds a document (the file is 5
+  // levels deep).
+  if (const std::size_t at = detail::json_too_deep_at(text); at != std::string_view::npos)
+    return absl::InvalidArgumentError(detail::cat(origin, ":", line_column(text, at), ": JSON nested deeper than ",
+                                                  detail::kMaxInputJsonDepth, " levels"));
   try {
     const json j = json::parse(text.begin(), text.end());
     absl::StatusOr<CalibrationFile> file = read_file(r, j);
@@ -330,16 +360,16 @@ absl::StatusOr<CalibrationFile> parse_calibration(std::string_view text, std::st
                                                   ": invalid JSON: ", e.what()));
   } catch (const json::exception& e) {
     return absl::InvalidArgumentError(detail::cat(origin, ": invalid JSON: ", e.what()));
+  } catch (const std::exception& e) {
+    return absl::ResourceExhaustedError(detail::cat(origin, ": cannot read the calibration: ", e.what()));
   }
 }
 
 absl::StatusOr<CalibrationFile> read_calibration_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(detail::cat(path, ": cannot open calibration file"));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(detail::cat(path, ": read error"));
-  return parse_calibration(buf.str(), path);
+  ROOFLINE_ASSIGN_OR_RETURN(std::string text,
+                            detail::read_bounded_file(path, kMaxCalibrationFileBytes, "calibration file",
+                                                      detail::json_object_head));
+  return parse_calibration(text, path);
 }
 
 }  // namespace roofline

@@ -6,9 +6,8 @@
 #include <limits>
 #include <utility>
 #include <vector>
-#include <fstream>
+#include <filesystem>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -17,11 +16,22 @@
 #include "roofline/detail/cat.hpp"
 #include "roofline/chip_io.hpp"
 #include "roofline/detail/status_macros.hpp"
+#include "src/wire/bounded_input.hpp"
 
 namespace roofline {
 namespace {
 
 using nlohmann::json;
+
+// What a spec's figures may be (docs/chip_spec.md, Validation): about a hundred
+// times the largest real ones (9e15 FP4 FLOP/s, 1.7e13 B/s of on-chip
+// memory, 2.1e11 bytes of HBM), so a real chip of the next decade fits and a unit slip of
+// 1e3 or more does not.
+constexpr double kMaxFlopsPerS = 1e18;
+constexpr double kMaxBytesPerS = 1e15;
+constexpr double kMaxCapacityBytes = 1e14;
+// Above this a spec file is no spec (real ones are about 10 KB).
+constexpr std::uint64_t kMaxChipSpecBytes = std::uint64_t{1} << 20;
 
 // Walks a JSON object, remembers which keys were read, and turns every
 // problem into one Status naming origin and path.
@@ -72,13 +82,31 @@ class Reader {
     return d;
   }
 
-  // A peak or a bandwidth: per second, and at least 1. Real ones are 1e9 and
-  // up; 1e-300 FLOP/s is a unit slip that would make every predicted time
-  // overflow to inf (printed as null).
+  // A peak or a bandwidth: per second, at least 1 and at most `most` (the
+  // path says which: a FLOP rate or a byte rate). Real ones are 1e9 and up;
+  // 1e-300 FLOP/s is a unit slip that would make every predicted time
+  // overflow to inf (printed as null), and a link of 1e308 B/s one that
+  // makes every transfer free.
   absl::StatusOr<double> rate_value(const json& v, const std::string& path) const {
     ROOFLINE_ASSIGN_OR_RETURN(double d, positive_value(v, path));
-    if (d < 1) return error(path, "expected a rate of at least 1 per second");
+    const bool flops = path.find("flops") != std::string::npos;
+    const double most = flops ? kMaxFlopsPerS : kMaxBytesPerS;
+    if (d < 1 || d > most)
+      return error(path, detail::cat("expected a rate from 1 to ", most, flops ? " FLOP/s" : " bytes/s"));
     return d;
+  }
+
+  // A capacity in bytes: positive and at most kMaxCapacityBytes.
+  absl::StatusOr<double> capacity_value(const json& v, const std::string& path) const {
+    ROOFLINE_ASSIGN_OR_RETURN(double d, positive_value(v, path));
+    if (d > kMaxCapacityBytes)
+      return error(path, detail::cat("expected a capacity of at most ", kMaxCapacityBytes, " bytes"));
+    return d;
+  }
+  absl::StatusOr<double> capacity(const json& j, const std::string& path, const std::string& key) const {
+    auto m = member(j, path, key);
+    if (!m.ok()) return m.status();
+    return capacity_value(**m, path + "/" + key);
   }
 
   absl::StatusOr<double> rate(const json& j, const std::string& path, const std::string& key) const {
@@ -126,6 +154,8 @@ absl::Status read_interconnect(const Reader& r, const json& j, Interconnect& ic,
   ROOFLINE_ASSIGN_OR_RETURN(ic.link_bytes_per_s, r.rate(j, p, "link_bytes_per_s"));
   ROOFLINE_ASSIGN_OR_RETURN(ic.links_per_chip, r.positive_int(j, p, "links_per_chip"));
   ROOFLINE_ASSIGN_OR_RETURN(ic.hop_latency_s, r.positive(j, p, "hop_latency_s"));
+  // A hop is a microsecond; a second or more is a unit slip.
+  if (ic.hop_latency_s >= 1) return r.error(p + "/hop_latency_s", "expected a time below 1 s");
 
   const json* wrap = nullptr;
   ROOFLINE_ASSIGN_OR_RETURN(wrap, r.member(j, p, "wraparound"));
@@ -224,14 +254,14 @@ absl::Status read_on_chip(const Reader& r, const json& j, Chip& c, std::set<std:
     const std::string figure = "on_chip/" + it.key();
     OnChipMemory m{.name = it.key()};
     if (!it.value().is_object()) {
-      ROOFLINE_ASSIGN_OR_RETURN(m.bytes, r.positive_value(it.value(), path));
+      ROOFLINE_ASSIGN_OR_RETURN(m.bytes, r.capacity_value(it.value(), path));
       figures.insert(figure);
       c.on_chip.push_back(std::move(m));
       continue;
     }
     const json& t = it.value();
     ROOFLINE_RETURN_IF_ERROR(r.only_keys(t, path, {"bytes", "bytes_per_s", "holds_working_set"}));
-    ROOFLINE_ASSIGN_OR_RETURN(m.bytes, r.positive(t, path, "bytes"));
+    ROOFLINE_ASSIGN_OR_RETURN(m.bytes, r.capacity(t, path, "bytes"));
     figures.insert(figure + "/bytes");
     if (t.contains("bytes_per_s")) {
       ROOFLINE_ASSIGN_OR_RETURN(m.bytes_per_s, r.rate(t, path, "bytes_per_s"));
@@ -367,7 +397,7 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
 
   ROOFLINE_RETURN_IF_ERROR(read_peaks(r, j, c, figures));
 
-  ROOFLINE_ASSIGN_OR_RETURN(c.hbm_bytes, r.positive(j, "", "hbm_bytes"));
+  ROOFLINE_ASSIGN_OR_RETURN(c.hbm_bytes, r.capacity(j, "", "hbm_bytes"));
   ROOFLINE_ASSIGN_OR_RETURN(c.hbm_bytes_per_s, r.rate(j, "", "hbm_bytes_per_s"));
   figures.insert("hbm_bytes");
   figures.insert("hbm_bytes_per_s");
@@ -405,22 +435,24 @@ absl::StatusOr<Chip> read_chip(const Reader& r, const json& j) {
 
 // Finds the first repeated key of any object while nlohmann parses: it
 // keeps the last value of a repeated key silently, which would let a spec
-// state a figure twice and use the second.
+// state a figure twice and use the second. Each level keeps its own key or
+// index, not its path: the path is put together only for the error, so
+// memory grows with the depth, not with its square.
 struct DuplicateKeys {
   struct Level {
-    std::string path;             // JSON path of this object or array
     std::set<std::string> keys = {};  // objects: the keys seen so far
     std::string key = {};             // objects: the key whose value comes next
-    std::size_t index = 0;        // arrays: the index of the value that comes next
+    std::size_t index = 0;            // arrays: the index of the value that comes next
     bool array = false;
   };
   std::vector<Level> stack;
   std::optional<std::string> found;
 
-  std::string child_path() const {
-    if (stack.empty()) return "";
-    const Level& l = stack.back();
-    return l.path + "/" + (l.array ? std::to_string(l.index) : l.key);
+  // The path of the value the innermost level reads next.
+  std::string path() const {
+    std::string p;
+    for (const Level& l : stack) p += "/" + (l.array ? std::to_string(l.index) : l.key);
+    return p;
   }
   void value_done() {
     if (!stack.empty() && stack.back().array) ++stack.back().index;
@@ -431,12 +463,12 @@ struct DuplicateKeys {
       switch (event) {
         case json::parse_event_t::object_start:
         case json::parse_event_t::array_start:
-          stack.push_back({.path = child_path(), .array = event == json::parse_event_t::array_start});
+          stack.push_back({.array = event == json::parse_event_t::array_start});
           break;
         case json::parse_event_t::key: {
           Level& l = stack.back();
           l.key = parsed.get<std::string>();
-          if (!l.keys.insert(l.key).second && !found) found = l.path + "/" + l.key;
+          if (!l.keys.insert(l.key).second && !found) found = path();
           break;
         }
         case json::parse_event_t::object_end:
@@ -467,8 +499,14 @@ std::string overflow_place(std::string_view text, std::string_view message) {
 
 absl::StatusOr<Chip> parse_chip(std::string_view json_text, std::string_view origin) {
   Reader r(origin);
+  // Nesting is bounded before nlohmann builds (and the key check walks) a
+  // document: a spec is 4 levels deep, one nested 100k deep is an attack.
+  if (const std::size_t at = detail::json_too_deep_at(json_text); at != std::string_view::npos)
+    return absl::InvalidArgumentError(
+        detail::cat(origin, ": byte ", at, ": JSON nested deeper than ", detail::kMaxInputJsonDepth, " levels"));
   // nlohmann throws even with allow_exceptions=false on some inputs (a
-  // number that overflows a double): catch everything it throws here.
+  // number that overflows a double): catch everything it throws here, and
+  // anything else (bad_alloc), so that no exception leaves the parser.
   try {
     DuplicateKeys dup;
     const json j = json::parse(json_text.begin(), json_text.end(), dup.callback());
@@ -484,15 +522,26 @@ absl::StatusOr<Chip> parse_chip(std::string_view json_text, std::string_view ori
                                                   e.what()));
   } catch (const json::exception& e) {
     return absl::InvalidArgumentError(detail::cat(origin, ": invalid JSON: ", e.what()));
+  } catch (const std::exception& e) {
+    return absl::ResourceExhaustedError(detail::cat(origin, ": cannot read the spec: ", e.what()));
+  } catch (...) {
+    return absl::InternalError(detail::cat(origin, ": cannot read the spec"));
   }
 }
 
 absl::StatusOr<Chip> load_chip(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(detail::cat(path, ": cannot open chip spec"));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return parse_chip(buf.str(), path);
+  ROOFLINE_ASSIGN_OR_RETURN(std::string text,
+                            detail::read_bounded_file(path, kMaxChipSpecBytes, "chip spec", detail::json_object_head));
+  ROOFLINE_ASSIGN_OR_RETURN(Chip c, parse_chip(text, path));
+  // The name is how the spec is found, by name or by file: the two agree
+  // (docs/chip_spec.md), so a copy of a spec edited into another chip
+  // cannot keep the name of the one it was copied from.
+  std::string stem = std::filesystem::path(path).filename().string();
+  if (stem.ends_with(".json")) stem.resize(stem.size() - 5);
+  if (c.name != stem)
+    return absl::InvalidArgumentError(detail::cat(path, ": /name: '", c.name,
+                                                  "' must be the file name without .json ('", stem, "')"));
+  return c;
 }
 
 std::string chip_to_json(const Chip& c) {

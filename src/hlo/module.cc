@@ -1,5 +1,7 @@
 // The module model's accessors and the name-resolution step both readers end with.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "roofline/detail/cat.hpp"
 #include "roofline/detail/status_macros.hpp"
@@ -185,6 +187,113 @@ absl::Status link_called(HloModuleData& d, HloInstruction& ins, const LinkError&
   return absl::OkStatus();
 }
 
+// " -> "-joined names of `path` from `from` on, then `back` again: the
+// cycle an error names (at most 8 names; a longer one ends in "...").
+template <typename T, typename Name>
+std::string cycle_text(const std::vector<T>& path, std::size_t from, std::string_view back, Name name) {
+  std::string out;
+  const std::size_t shown = std::min<std::size_t>(path.size() - from, 8);
+  for (std::size_t k = from; k < from + shown; ++k) out += detail::cat("'", name(path[k]), "' -> ");
+  if (from + shown < path.size()) out += "... -> ";
+  return out + detail::cat("'", back, "'");
+}
+
+// An instruction's operands are computed before it: a use cycle (`a` uses
+// `b` uses `a`, or an instruction its own operand) is no program, and
+// costing it would count work that never runs. Depth-first without
+// recursion (a computation can hold a million instructions).
+absl::Status check_use_cycles(const HloComputation& comp, const LinkError& error) {
+  const std::size_t n = comp.instructions.size();
+  if (n == 0) return absl::OkStatus();
+  enum State : unsigned char { kNew, kOpen, kDone };
+  std::vector<State> state(n, kNew);
+  struct Frame {
+    std::size_t ins;
+    std::size_t next_operand;
+  };
+  std::vector<Frame> stack;
+  const HloInstruction* first = comp.instructions.data();
+  for (std::size_t start = 0; start < n; ++start) {
+    if (state[start] != kNew) continue;
+    stack.push_back({start, 0});
+    state[start] = kOpen;
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      const HloInstruction& ins = comp.instructions[f.ins];
+      if (f.next_operand == ins.operands.size()) {
+        state[f.ins] = kDone;
+        stack.pop_back();
+        continue;
+      }
+      const auto op = static_cast<std::size_t>(ins.operands[f.next_operand++] - first);
+      if (state[op] == kDone) continue;
+      if (state[op] == kOpen) {
+        if (op == f.ins) return error(ins.name, detail::cat("instruction '", ins.name, "' uses itself"));
+        std::size_t from = 0;
+        while (stack[from].ins != op) ++from;
+        return error(ins.name, detail::cat("instructions of computation '", comp.name, "' use each other in a cycle: ",
+                                           cycle_text(stack, from, comp.instructions[op].name,
+                                                      [&](const Frame& g) { return comp.instructions[g.ins].name; })));
+      }
+      state[op] = kOpen;
+      stack.push_back({op, 0});
+    }
+  }
+  return absl::OkStatus();
+}
+
+// HLO has no recursion: a computation that calls itself, directly (a
+// while body whose while runs the body) or through others, would be
+// costed without end, or with a count that means nothing.
+absl::Status check_call_cycles(const HloModuleData& d, const LinkError& error) {
+  const std::size_t n = d.computations.size();
+  enum State : unsigned char { kNew, kOpen, kDone };
+  std::vector<State> state(n, kNew);
+  struct Frame {
+    std::size_t comp;
+    std::size_t next_ins = 0, next_call = 0;
+  };
+  std::vector<Frame> stack;
+  const HloComputation* first = d.computations.data();
+  for (std::size_t start = 0; start < n; ++start) {
+    if (state[start] != kNew) continue;
+    stack.push_back({start});
+    state[start] = kOpen;
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      const HloComputation& comp = d.computations[f.comp];
+      if (f.next_ins == comp.instructions.size()) {
+        state[f.comp] = kDone;
+        stack.pop_back();
+        continue;
+      }
+      const HloInstruction& ins = comp.instructions[f.next_ins];
+      if (f.next_call == ins.called_computations.size()) {
+        ++f.next_ins;
+        f.next_call = 0;
+        continue;
+      }
+      const auto callee = static_cast<std::size_t>(ins.called_computations[f.next_call++].computation - first);
+      if (state[callee] == kDone) continue;
+      if (state[callee] == kOpen) {
+        const std::string_view name = d.computations[callee].name;
+        if (callee == f.comp)
+          return error(ins.name, detail::cat("instruction '", ins.name, "' of computation '", name, "' calls '", name,
+                                             "' itself (HLO has no recursion)"));
+        std::size_t from = 0;
+        while (stack[from].comp != callee) ++from;
+        return error(ins.name,
+                     detail::cat("instruction '", ins.name, "' closes a cycle of calls (HLO has no recursion): ",
+                                 cycle_text(stack, from, name,
+                                            [&](const Frame& g) { return d.computations[g.comp].name; })));
+      }
+      state[callee] = kOpen;
+      stack.push_back({callee});
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status link_module(HloModuleData& d, const LinkError& error) {
@@ -254,8 +363,9 @@ absl::Status link_module(HloModuleData& d, const LinkError& error) {
       resolve_frame(d.stack_frames, ins.metadata);
       read_typed_attributes(ins, d.arena);
     }
+    ROOFLINE_RETURN_IF_ERROR(check_use_cycles(comp, error));
   }
-  return absl::OkStatus();
+  return check_call_cycles(d, error);
 }
 
 }  // namespace detail

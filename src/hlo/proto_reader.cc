@@ -401,6 +401,7 @@ struct ComputationFields {
   std::string_view name, execution_thread;
   std::int64_t id = 0, root_id = 0;
   std::vector<Span> instructions;
+  std::size_t at = 0;  // byte offset of the computation's message
 };
 
 class Converter {
@@ -447,22 +448,39 @@ class Converter {
       comp.name = d_.arena.store(c.name);
       comp.execution_thread = d_.arena.store(c.execution_thread);
       comp.instructions.reserve(c.instructions.size());
+      bool has_root = false;
       for (Span s : c.instructions) {
         HloInstruction& ins = comp.instructions.emplace_back();
         fields_.clear();
         read_instruction(w_, s, &fields_);
         if (absl::Status st = instruction(fields_, ins); !st.ok()) return st;
         ins.is_root = fields_.id == c.root_id;
+        has_root = has_root || ins.is_root;
       }
+      // XLA writes every computation's root_id (proto3 leaves out an id of
+      // 0, which is then the default): one that names none of its
+      // instructions leaves nothing to cost as the result.
+      if (!has_root && !c.instructions.empty())
+        return error(detail::cat("byte ", c.at, ": computation '", c.name, "': root_id ", c.root_id,
+                                 " is none of its instructions' ids (a computation without a root)"));
       const bool is_entry = (entry_id != 0 && c.id == entry_id) ||
-                            (entry_id == 0 && !entry_name.empty() && c.name == entry_name);
+                            (entry_id == 0 && !entry_name.empty() && c.name == entry_name) ||
+                            (entry_id == 0 && entry_name.empty() && c.id == 0);
       if (is_entry && !found_entry) {
         d_.entry_index = d_.computations.size() - 1;
         found_entry = true;
       }
     }
     if (d_.computations.empty()) return error("the module has no computations");
-    if (!found_entry) d_.entry_index = d_.computations.size() - 1;
+    // XLA writes entry_computation_name and entry_computation_id: without
+    // either (or with one that names no computation) there is nothing to
+    // run, and guessing one costs the wrong program.
+    if (!found_entry)
+      return error(entry_name.empty() && entry_id == 0
+                       ? std::string("the module names no entry computation (entry_computation_name, "
+                                     "entry_computation_id)")
+                       : detail::cat("the entry computation (name '", entry_name, "', id ", entry_id,
+                                     ") is none of the module's computations"));
     d_.computations[d_.entry_index].is_entry = true;
     return absl::OkStatus();
   }
@@ -475,6 +493,7 @@ class Converter {
 
   ComputationFields computation(Span s) const {
     ComputationFields c;
+    c.at = s.begin;
     w_.fields(s, [&](const WireField& f) {
       switch (f.number) {
         case 1: if (is_len(f)) c.name = w_.str(f); break;

@@ -6,15 +6,14 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "roofline/detail/cat.hpp"
 #include "roofline/sharding/checked.hpp"
+#include "src/wire/bounded_input.hpp"
 
 namespace roofline {
 namespace {
@@ -299,6 +298,11 @@ absl::StatusOr<std::map<std::string, std::int64_t>> parse_dim_sizes(std::string_
 }
 
 absl::StatusOr<ModelConfig> parse_model_config(std::string_view json_text, std::string_view origin) {
+  // A config is one flat object: nesting is bounded before nlohmann builds
+  // a document of it.
+  if (const std::size_t at = detail::json_too_deep_at(json_text); at != std::string_view::npos)
+    return absl::InvalidArgumentError(
+        detail::cat(origin, ": byte ", at, ": JSON nested deeper than ", detail::kMaxInputJsonDepth, " levels"));
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(json_text.begin(), json_text.end());
@@ -308,6 +312,8 @@ absl::StatusOr<ModelConfig> parse_model_config(std::string_view json_text, std::
   } catch (const nlohmann::json::exception& e) {
     // e.g. a number too large for a double: nlohmann throws out_of_range.
     return absl::InvalidArgumentError(detail::cat(origin, ": invalid JSON: ", e.what()));
+  } catch (const std::exception& e) {
+    return absl::ResourceExhaustedError(detail::cat(origin, ": cannot read the model config: ", e.what()));
   }
   if (!j.is_object()) return absl::InvalidArgumentError(detail::cat(origin, ": expected a JSON object"));
   ModelConfig m;
@@ -361,11 +367,12 @@ absl::StatusOr<ModelConfig> parse_model_config(std::string_view json_text, std::
 }
 
 absl::StatusOr<ModelConfig> load_model_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(detail::cat(path, ": cannot open"));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_model_config(ss.str(), path);
+  // A config is a dozen fields (about 300 bytes); 1 MiB is no config.
+  constexpr std::uint64_t kMaxModelConfigBytes = std::uint64_t{1} << 20;
+  absl::StatusOr<std::string> text =
+      detail::read_bounded_file(path, kMaxModelConfigBytes, "model config", detail::json_object_head);
+  if (!text.ok()) return text.status();
+  return parse_model_config(*text, path);
 }
 
 absl::StatusOr<ModelConfig> resolve_model(const std::string& name_or_path) {

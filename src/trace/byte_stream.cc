@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "roofline/detail/cat.hpp"
+#include "roofline/detail/status_macros.hpp"
 
 namespace roofline::detail {
 
@@ -206,7 +207,104 @@ class PrefetchStream final : public ByteStream {
   std::atomic<std::uint64_t> raw_{0};
 };
 
+class PrefixedStream final : public ByteStream {
+ public:
+  PrefixedStream(std::string head, std::unique_ptr<ByteStream> rest) : head_(std::move(head)), rest_(std::move(rest)) {}
+  absl::StatusOr<std::size_t> read(char* dst, std::size_t n) override {
+    if (pos_ < head_.size()) {
+      const std::size_t k = std::min(n, head_.size() - pos_);
+      std::memcpy(dst, head_.data() + pos_, k);
+      pos_ += k;
+      return k;
+    }
+    return rest_->read(dst, n);
+  }
+  std::uint64_t raw_bytes_read() const override { return rest_->raw_bytes_read(); }
+
+ private:
+  std::string head_;
+  std::size_t pos_ = 0;
+  std::unique_ptr<ByteStream> rest_;
+};
+
+class BoundedStream final : public ByteStream {
+ public:
+  BoundedStream(std::unique_ptr<ByteStream> in, std::string origin, std::uint64_t max, std::string_view raise_with)
+      : in_(std::move(in)), origin_(std::move(origin)), max_(max), raise_with_(raise_with) {}
+  absl::StatusOr<std::size_t> read(char* dst, std::size_t n) override {
+    ROOFLINE_ASSIGN_OR_RETURN(std::size_t k, in_->read(dst, n));
+    out_ += k;
+    if (out_ > max_)
+      return absl::ResourceExhaustedError(cat(origin_, ": more than ", max_,
+                                              " bytes on the stream, over the read limit (raise it with ", raise_with_,
+                                              ")"));
+    return k;
+  }
+  std::uint64_t raw_bytes_read() const override { return in_->raw_bytes_read(); }
+
+ private:
+  std::unique_ptr<ByteStream> in_;
+  std::string origin_;
+  std::uint64_t max_;
+  std::string_view raise_with_;
+  std::uint64_t out_ = 0;
+};
+
 }  // namespace
+
+std::unique_ptr<ByteStream> make_prefixed_stream(std::string head, std::unique_ptr<ByteStream> rest) {
+  return std::make_unique<PrefixedStream>(std::move(head), std::move(rest));
+}
+
+std::unique_ptr<ByteStream> make_bounded_stream(std::unique_ptr<ByteStream> in, std::string origin,
+                                                std::uint64_t max_bytes, std::string_view raise_with) {
+  return std::make_unique<BoundedStream>(std::move(in), std::move(origin), max_bytes, raise_with);
+}
+
+absl::StatusOr<std::string> read_head(ByteStream& in, std::size_t n) {
+  std::string head(n, '\0');
+  std::size_t have = 0;
+  while (have < n) {
+    ROOFLINE_ASSIGN_OR_RETURN(std::size_t k, in.read(head.data() + have, n - have));
+    if (k == 0) break;
+    have += k;
+  }
+  head.resize(have);
+  return head;
+}
+
+absl::StatusOr<std::string> read_all_bounded(ByteStream& in, std::string_view origin, std::uint64_t max_bytes,
+                                             std::string_view raise_with) {
+  // The buffer doubles up to one byte past the limit and never beyond, with
+  // exact allocations (a fresh string reserves what it is asked), so memory
+  // at the limit is at most 1.5x the limit, whatever the stream.
+  const std::uint64_t most = max_bytes + 1;
+  std::string out;
+  const std::uint64_t first = std::max<std::uint64_t>(in.size_hint(), std::uint64_t{1} << 16);
+  out.reserve(static_cast<std::size_t>(std::min(first, most)));
+  for (;;) {
+    if (out.size() == out.capacity()) {
+      const auto grown = static_cast<std::size_t>(std::min<std::uint64_t>(2 * std::uint64_t{out.capacity()}, most));
+      if (grown <= out.capacity()) break;
+      std::string bigger;
+      bigger.reserve(grown);
+      bigger.append(out);
+      out.swap(bigger);
+    }
+    const std::size_t have = out.size();
+    const std::size_t room = out.capacity() - have;
+    out.resize(out.capacity());
+    absl::StatusOr<std::size_t> k = in.read(out.data() + have, room);
+    if (!k.ok()) return k.status();
+    out.resize(have + *k);
+    if (*k == 0) return out;
+  }
+  if (out.size() > max_bytes)
+    return absl::ResourceExhaustedError(cat(origin, ": more than ", max_bytes,
+                                            " bytes held in memory, over the read limit (raise it with ", raise_with,
+                                            ")"));
+  return out;
+}
 
 std::unique_ptr<ByteStream> make_gzip_stream(std::unique_ptr<ByteStream> compressed,
                                              std::string origin, std::uint64_t max_output_bytes,

@@ -70,6 +70,24 @@ std::unique_ptr<ByteStream> make_prefetch_stream(std::unique_ptr<ByteStream> inn
 
 bool is_gzip(std::string_view head);
 
+// `head`, then what `rest` yields: a stream whose first bytes were read to
+// tell its format (a pipe cannot be read twice).
+std::unique_ptr<ByteStream> make_prefixed_stream(std::string head, std::unique_ptr<ByteStream> rest);
+
+// Counts what `in` yields and fails once more than `max_bytes` came out,
+// naming `origin` and `raise_with`: a plain stream (a pipe) has no gzip
+// layer to count it.
+std::unique_ptr<ByteStream> make_bounded_stream(std::unique_ptr<ByteStream> in, std::string origin,
+                                                std::uint64_t max_bytes, std::string_view raise_with);
+
+// Up to `n` bytes from the start of `in` (fewer only at its end).
+absl::StatusOr<std::string> read_head(ByteStream& in, std::size_t n);
+
+// All that `in` yields, held in memory: more than `max_bytes` is an error
+// naming `origin` and `raise_with`, met with at most 1.5x the limit held.
+absl::StatusOr<std::string> read_all_bounded(ByteStream& in, std::string_view origin, std::uint64_t max_bytes,
+                                             std::string_view raise_with);
+
 // The whole of a gzip'd buffer, bounded; errors name `origin`.
 absl::StatusOr<std::string> gunzip(std::string_view bytes, std::string_view origin,
                                    std::uint64_t max_output_bytes,

@@ -66,14 +66,37 @@ absl::Status not_a_trace(std::string_view origin, std::string_view head) {
 using detail::file_stem;
 
 // A pipe, FIFO or terminal (`cat t.json | roofline stats /dev/stdin`) can be
-// read once and not sought: it is read whole, within the decompressed-size
-// cap, and parsed from memory.
+// read once and not sought. Its first 4 KiB tell the format, and the stream
+// is counted while it is read, never held whole first: JSON is parsed as it
+// streams (within max_decompressed_bytes, gzip'd or not), an XSpace is held
+// in memory within max_inflated_bytes, and anything else (/dev/zero,
+// /dev/urandom) is refused at its first bytes.
 absl::StatusOr<Trace> read_stream(const std::string& path, const TraceReadOptions& options) {
-  ROOFLINE_ASSIGN_OR_RETURN(auto file, detail::MappedFile::open(path));
-  if (file.bytes().size() > options.max_decompressed_bytes)
-    return absl::ResourceExhaustedError(cat(path, ": more than ", options.max_decompressed_bytes,
-                                            " bytes on the stream, over the read limit"));
-  return parse_trace_bytes(file.bytes(), path, options);
+  constexpr std::size_t kHead = 4096;
+  ROOFLINE_ASSIGN_OR_RETURN(std::unique_ptr<detail::FileStream> file, detail::FileStream::open(path));
+  ROOFLINE_ASSIGN_OR_RETURN(std::string head, detail::read_head(*file, kHead));
+  std::unique_ptr<detail::ByteStream> in = detail::make_prefixed_stream(head, std::move(file));
+  bool decompressed = false;
+  if (detail::is_gzip(head)) {
+    in = detail::make_gzip_stream(std::move(in), path, options.max_decompressed_bytes);
+    ROOFLINE_ASSIGN_OR_RETURN(head, detail::read_head(*in, kHead));
+    in = detail::make_prefixed_stream(head, std::move(in));
+    decompressed = true;
+  }
+  switch (sniff_plain(head)) {
+    case Sniffed::kJson:
+      if (!decompressed)
+        in = detail::make_bounded_stream(std::move(in), path, options.max_decompressed_bytes,
+                                         detail::kRaiseDecompressed);
+      return detail::read_chrome_json(*in, path, decompressed, options);
+    case Sniffed::kXSpace: {
+      ROOFLINE_ASSIGN_OR_RETURN(std::string bytes, detail::read_all_bounded(*in, path, options.max_inflated_bytes,
+                                                                            detail::kRaiseInflated));
+      return detail::decode_xplane(bytes, path, options, nullptr);
+    }
+    case Sniffed::kUnknown: break;
+  }
+  return not_a_trace(decompressed ? cat(path, " (gzip'd)") : path, head);
 }
 
 // `plan` is followed by the read of an XSpace file not gzip'd (the only one

@@ -17,6 +17,7 @@
 #include "roofline/detail/status_macros.hpp"
 #include "roofline/trace/stats_partial.hpp"
 #include "src/trace/op_stats_parts.hpp"
+#include "src/wire/bounded_input.hpp"
 
 namespace roofline {
 namespace {
@@ -483,6 +484,11 @@ std::string stats_partial_json(const StatsPartial& p) {
 
 absl::StatusOr<StatsPartial> parse_stats_partial(std::string_view text, std::string_view origin) {
   const Reader r(origin);
+  // Nesting is bounded before nlohmann builds a document (a partial is 5
+  // levels deep).
+  if (const std::size_t at = detail::json_too_deep_at(text); at != std::string_view::npos)
+    return absl::InvalidArgumentError(
+        cat(origin, ": byte ", at, ": JSON nested deeper than ", detail::kMaxInputJsonDepth, " levels"));
   json j;
   try {
     j = json::parse(text.begin(), text.end());
@@ -495,12 +501,13 @@ absl::StatusOr<StatsPartial> parse_stats_partial(std::string_view text, std::str
 }
 
 absl::StatusOr<StatsPartial> read_stats_partial_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return absl::NotFoundError(cat(path, ": cannot open"));
-  std::stringstream buf;
-  buf << f.rdbuf();
-  if (f.bad()) return absl::DataLossError(cat(path, ": read failed"));
-  return parse_stats_partial(buf.str(), path);
+  // A partial holds a file's op rows and run lengths, not its events: real
+  // ones are kilobytes to a few megabytes (docs/traces.md, Errors).
+  constexpr std::uint64_t kMaxStatsPartialBytes = std::uint64_t{256} << 20;
+  absl::StatusOr<std::string> text =
+      detail::read_bounded_file(path, kMaxStatsPartialBytes, "stats partial", detail::json_object_head);
+  if (!text.ok()) return text.status();
+  return parse_stats_partial(*text, path);
 }
 
 }  // namespace roofline

@@ -165,7 +165,7 @@ TEST_CASE("calibration file: errors name the file and the place") {
   text.replace(at, text.find(',', at) - at, "-1");
   CHECK(error_of(text) == "cal.json: /chips/0/classes/collective/floor_s: expected a number of at least 0");
   CHECK(error_of(edited("\"memory_efficiency\": ", "\"memory_efficiency\": -")) ==
-        "cal.json: /chips/0/classes/collective/memory_efficiency: expected a number above 0");
+        "cal.json: /chips/0/classes/collective/memory_efficiency: expected an efficiency from 1e-4 to 1000");
   CHECK(error_of(edited("\"class\": \"matmul\"", "\"class\": \"gemm\"")) ==
         "cal.json: /chips/0/samples/25/class: expected one of matmul, memory, collective, host link");
   {
@@ -187,7 +187,36 @@ TEST_CASE("calibration file: errors name the file and the place") {
         "cal.json: /chips/1/chip: a second entry for h100-sxm");
   auto missing = read_calibration_file("/nonexistent/cal.json");
   REQUIRE_FALSE(missing.ok());
-  CHECK(missing.status().message() == "/nonexistent/cal.json: cannot open calibration file");
+  CHECK(missing.status().message() == "/nonexistent/cal.json: cannot open calibration file: No such file or directory");
+}
+
+TEST_CASE("calibration file: impossible figures, deep nesting and what is not a file are refused, located") {
+  // A floor of 1e300 s or an efficiency of 1e-300 made every expected time
+  // 1e300 s; the fit keeps efficiencies within 1e-4..1000 and floors are
+  // microseconds.
+  std::string text = calibration_to_json(two_chips());
+  const std::string floor = "\"floor_s\": ";
+  const std::size_t at = text.find(floor) + floor.size();
+  text.replace(at, text.find(',', at) - at, "1e300");
+  CHECK(error_of(text) == "cal.json: /chips/0/classes/collective/floor_s: expected a launch floor below 1 s");
+  nlohmann::json j = nlohmann::json::parse(calibration_to_json(two_chips()));
+  nlohmann::json tiny = j;
+  tiny["chips"][0]["classes"]["matmul"]["math_efficiency"] = 1e-300;
+  CHECK(error_of(tiny.dump()) ==
+        "cal.json: /chips/0/classes/matmul/math_efficiency: expected an efficiency from 1e-4 to 1000");
+  j["chips"][0]["matmul_math_efficiency"]["bf16"] = 1e-300;
+  CHECK(error_of(j.dump()) ==
+        "cal.json: /chips/0/matmul_math_efficiency/bf16: expected an efficiency from 1e-4 to 1000");
+  // Nested 100k deep: refused where the 65th level opens, before nlohmann
+  // builds a document of it.
+  const std::string deep = "{\"chips\":\n" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  CHECK(error_of(deep) == "cal.json:2:64: JSON nested deeper than 64 levels");
+  // --calibration DIR said "1:1 invalid JSON"; /dev/zero never ended.
+  auto dir = read_calibration_file("/tmp");
+  CHECK(dir.status().message() == "/tmp: is a directory, not a calibration file");
+  auto zeros = read_calibration_file("/dev/zero");
+  CHECK(zeros.status().message() ==
+        "/dev/zero: byte 0: invalid JSON: a calibration file is a JSON object, this starts with byte 0x00");
 }
 
 }  // namespace

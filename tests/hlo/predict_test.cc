@@ -183,10 +183,13 @@ TEST_CASE("hlo predict: shared and recursive computations cost linear work") {
   CHECK(p.total.flops == std::ldexp(1.0, 40));
   CHECK(p.rows.size() <= (std::size_t{1} << 20) + 64);  // inlining stops; summary rows carry the rest
 
-  // A while whose body is its own computation (not valid XLA) ends, costing the cycle once.
-  HloModule cyc = parse(
+  // A while whose body is its own computation (not valid XLA) is refused
+  // when read (tests/hlo/invalid_graph_test.cc), not costed.
+  auto cyc = roofline::parse_hlo_text(
       "HloModule cyc\nENTRY loop {\n  x = f32[8]{0} parameter(0)\n  y = f32[8]{0} negate(x)\n"
-      "  ROOT w = f32[8]{0} while(y), condition=loop, body=loop\n}\n");
-  const roofline::HloModulePrediction q = roofline::predict(cyc, roofline::chip("tpu-v5e"));
-  CHECK(q.total.flops >= 8);
+      "  ROOT w = f32[8]{0} while(y), condition=loop, body=loop\n}\n",
+      "cyc.hlo");
+  REQUIRE_FALSE(cyc.ok());
+  CHECK(cyc.status().message() ==
+        "cyc.hlo:5:8: instruction 'w' of computation 'loop' calls 'loop' itself (HLO has no recursion)");
 }

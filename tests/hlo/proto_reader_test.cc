@@ -103,6 +103,7 @@ TEST_CASE("hlo proto: packed integers that are not whole varints are refused whe
   namespace f = roofline::testing::hlo_field;
   auto module = [](const std::string& operand_ids) {
     Msg m;
+    m.s(f::kEntryComputationName, "main");
     Msg& c = m.add(f::kComputations);
     c.s(f::kComputationName, "main").i(f::kComputationId, 1).i(f::kRootId, 2);
     Msg& x = c.add(f::kInstructions);
@@ -123,6 +124,7 @@ TEST_CASE("hlo proto: a field of another wire type than XLA's is skipped, as lib
   namespace f = roofline::testing::hlo_field;
   Msg m;
   m.i(f::kModuleName, 7);  // a varint where the name's bytes belong
+  m.s(f::kEntryComputationName, "main");
   Msg& c = m.add(f::kComputations);
   c.s(f::kComputationName, "main").i(f::kComputationId, 1).i(f::kRootId, 1);
   Msg& x = c.add(f::kInstructions);
@@ -139,5 +141,5 @@ TEST_CASE("hlo proto: a field of another wire type than XLA's is skipped, as lib
 TEST_CASE("hlo proto: reading a missing file names it") {
   auto m = roofline::read_hlo_file("/nonexistent/module.hlo.pb");
   REQUIRE_FALSE(m.ok());
-  CHECK(std::string(m.status().message()) == "/nonexistent/module.hlo.pb: No such file or directory");
+  CHECK(std::string(m.status().message()) == "/nonexistent/module.hlo.pb: cannot open HLO module: No such file or directory");
 }

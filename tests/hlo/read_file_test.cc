@@ -13,5 +13,5 @@ TEST_CASE("hlo: a directory given as an HLO file is named as one", "[hlo][read]"
         dir + ": is a directory; give one module's file (a dump folder holds one *.txt or *.pb per module)");
   auto missing = roofline::read_hlo_file(dir + "/none.hlo.txt");
   REQUIRE_FALSE(missing.ok());
-  CHECK(std::string(missing.status().message()) == dir + "/none.hlo.txt: No such file or directory");
+  CHECK(std::string(missing.status().message()) == dir + "/none.hlo.txt: cannot open HLO module: No such file or directory");
 }

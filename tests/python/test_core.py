@@ -42,7 +42,7 @@ def test_what_a_gpu_holds_on_chip():
 
 
 def test_chip_from_its_own_json(tmp_path):
-    spec = tmp_path / "mine.json"
+    spec = tmp_path / "h100-sxm.json"  # a spec file is named after its chip
     spec.write_text(roofline.chip("h100-sxm").to_json())
     assert roofline.chip(str(spec)).hbm_bytes_per_s == roofline.chip("h100-sxm").hbm_bytes_per_s
     assert roofline.chip(spec).name == "h100-sxm"  # an os.PathLike too
@@ -51,18 +51,31 @@ def test_chip_from_its_own_json(tmp_path):
 def test_errors_are_value_and_file_not_found(tmp_path):
     with pytest.raises(ValueError, match="unknown chip 'nosuch'"):
         roofline.chip("nosuch")
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileNotFoundError, match="absent.json: cannot open chip spec"):
         roofline.chip(str(tmp_path / "absent.json"))
+    with pytest.raises(FileNotFoundError, match="/nope/spec.json: cannot open chip spec"):
+        roofline.chip("/nope/spec.json")  # was "unknown chip '/nope/spec.json'"
+    mine = tmp_path / "mine.json"
+    mine.write_text(roofline.chip("h100-sxm").to_json())
+    with pytest.raises(ValueError, match="/name: 'h100-sxm' must be the file name without .json \\('mine'\\)"):
+        roofline.chip(mine)
     with pytest.raises(ValueError, match="unknown dtype 'bf17'"):
         roofline.Matmul(m=1, k=1, n=1, dtype="bf17")
     with pytest.raises(TypeError):
         roofline.Matmul(1, 2, 3)  # keywords only
 
 
-def test_invalid_matmul_is_nan_not_a_time():
-    p = roofline.predict(roofline.Matmul(m=-1, k=8, n=8), roofline.chip("tpu-v5e"))
-    assert p.bound == "invalid" and not p.valid
-    assert p.t_lower_s != p.t_lower_s  # NaN
+def test_invalid_matmul_is_refused_where_typed():
+    # predict() of it was NaN ("invalid"); the constructor now says which dim.
+    with pytest.raises(ValueError, match="m: expected a positive integer up to 2\\^53, got -1"):
+        roofline.Matmul(m=-1, k=8, n=8)
+    for dims in ({"m": 8, "k": 0, "n": 8}, {"m": 8, "k": 8, "n": 8, "batch": -2}, {"m": 2**60, "k": 8, "n": 8}):
+        with pytest.raises(ValueError):
+            roofline.Matmul(**dims)
+    with pytest.raises(ValueError, match="elements"):
+        roofline.Elementwise(elements=0)
+    with pytest.raises(ValueError, match="flops_per_element"):
+        roofline.Elementwise(elements=8, flops_per_element=float("nan"))
 
 
 def test_hlo_from_path_text_and_bytes(repo):

@@ -45,11 +45,13 @@ struct TraceReadProgress {
 // raises it (the CLI's --max-decompressed-bytes, --max-inflated-bytes,
 // --max-events). The defaults keep a read under about 1 GB of memory.
 struct TraceReadOptions {
-  // Gunzipped bytes streamed through the JSON tokenizer: costs time, not
-  // memory (about 4 s per GiB here).
+  // Gunzipped bytes streamed through the JSON tokenizer, and the bytes of
+  // plain JSON on a pipe (counted as read): costs time, not memory (about
+  // 4 s per GiB here).
   std::uint64_t max_decompressed_bytes = std::uint64_t{64} << 30;
   // Gunzipped bytes held in memory at once: a gzip'd XSpace (decoded from
-  // memory) and the gzip'd XStat strings of one file, in total.
+  // memory) and the gzip'd XStat strings of one file, in total; and an
+  // XSpace read from a pipe, held to be decoded.
   std::uint64_t max_inflated_bytes = std::uint64_t{512} << 20;
   // Timed events kept (about 70 bytes each while reading JSON; measured).
   std::uint64_t max_events = 5'000'000;

@@ -1,0 +1,5 @@
+main0Q
+main(0
+xnegate˜¢
+nnegate˜¢
+p	parameter˜
