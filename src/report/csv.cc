@@ -3,6 +3,7 @@
 // significant digits in the report, the shortest exact text in hlo and stats.
 #include "roofline/report/csv.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -22,7 +23,10 @@ namespace {
 
 using detail::cat;
 
+// An unknown figure (NaN: a utilisation of an op measured below its
+// roofline) is an empty field, as every unknown.
 std::string num9(double v) {
+  if (!std::isfinite(v)) return "";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;

@@ -76,7 +76,8 @@ Table op_table(const std::vector<const OpReport*>& ops, bool with_target, LostAg
                                     format_seconds(op->measured_s),
                                     p ? format_seconds(op->predicted_s) : "-",
                                     p ? format_seconds(op->expected_s) : "-",
-                                    p ? ratio_text(op->ratio) : "-",
+                                    // "!": below the roofline (OpReport::below_roofline)
+                                    p ? ratio_text(op->ratio) + (op->below_roofline ? "!" : "") : "-",
                                     p ? ratio_text(expected_ratio(*op)) : "-",
                                     op_bound_label(*op),
                                     p ? format_seconds(lost_s) : "-",
