@@ -50,7 +50,7 @@ std::vector<std::string> report_row(const OpReport& op) {
   return {op.name, op.module, op.category, op.hlo_category, cat(op.count), num9(op.measured_s),
           if_predicted(op.predicted_s), if_predicted(op.t_math_s), if_predicted(op.t_hbm_s),
           if_predicted(op.t_ici_s), p ? bound_value(op) : "", if_predicted(op.ratio),
-          if_predicted(op.flop_util), if_predicted(op.bw_util), if_predicted(op.lost_s), if_predicted(op.flops),
+          if_predicted(op.flop_util), if_predicted(op.bw_util), op.below_roofline ? "" : if_predicted(op.lost_s), if_predicted(op.flops),
           if_predicted(op.hbm_bytes), opt9(op.xla_flops), opt9(op.xla_bytes),
           std::string(match_source_name(op.match)), op.reason, opt9(op.target_predicted_s), op.shapes,
           if_predicted(op.host_bytes), if_predicted(op.t_host_s),

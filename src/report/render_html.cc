@@ -179,7 +179,8 @@ std::string op_rows(const Report& r) {
          cell(timed ? num(op.ratio, 3) + (op.below_roofline ? "x!" : "x") : "-", timed ? num(op.ratio) : "-1") +
          cell(expected ? num(expected_ratio(op), 3) + "x" : "-", expected ? num(expected_ratio(op)) : "-1") +
          cell(op_bound_label(op), timed ? op_bound_label(op) : "~") +
-         cell(p ? format_seconds(op.lost_s) : "-", p ? num(op.lost_s) : "-1") +
+         // Below the roofline, "time lost" against it would be negative: unknown.
+         cell(p && !op.below_roofline ? format_seconds(op.lost_s) : "-", p && !op.below_roofline ? num(op.lost_s) : "-1") +
          cell(p ? format_seconds(op.lost_expected_s) : "-", p ? num(op.lost_expected_s) : "-1") +
          cell(rates ? format_percent(op.flop_util) : "-", rates ? num(op.flop_util) : "-1") +
          cell(rates ? format_percent(op.bw_util) : "-", rates ? num(op.bw_util) : "-1") +
@@ -211,7 +212,8 @@ std::string ranked_table(const Report& r, const std::vector<const OpReport*>& op
          (shown == op->name ? std::string() : " title=\"" + esc(op->name) + "\"") + ">" + esc(shown) + "</td><td>" +
          esc(format_seconds(op->measured_s)) + "</td><td>" + esc(format_seconds(op->predicted_s)) + "</td><td>" +
          esc(format_seconds(op->expected_s)) + "</td><td>" + (op->ratio > 0 ? num(op->ratio, 3) + "x" : "-") +
-         "</td><td>" + (x_exp > 0 ? num(x_exp, 3) + "x" : "-") + "</td><td>" + esc(format_seconds(op->*lost)) +
+         "</td><td>" + (x_exp > 0 ? num(x_exp, 3) + "x" : "-") + "</td><td>" +
+         (lost == &OpReport::lost_s && op->below_roofline ? "-" : esc(format_seconds(op->*lost))) +
          "</td></tr>\n";
   }
   return s + "</tbody></table>\n";

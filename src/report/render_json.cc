@@ -52,7 +52,8 @@ Json op_json(const OpReport& op) {
   j["bw_util"] = op.bw_util;
   j["achieved_flops_per_s"] = op.achieved_flops_per_s;
   j["achieved_bytes_per_s"] = op.achieved_bytes_per_s;
-  j["lost_s"] = op.lost_s;
+  // Below the roofline, time lost against it would be negative: unknown.
+  j["lost_s"] = op.below_roofline ? Json() : Json(op.lost_s);
   j["expected_s"] = op.expected_s;
   j["expected_ratio"] = op.expected_s > 0 ? Json(expected_ratio(op)) : Json();
   j["lost_expected_s"] = op.lost_expected_s;

@@ -76,6 +76,7 @@ TEST_CASE("impossible figures: a kernel faster than its roofline is flagged and 
       CHECK(op["ratio"].get<double>() < 1);
       CHECK(op["flop_util"].is_null());
       CHECK(op["bw_util"].is_null());
+      CHECK(op["lost_s"].is_null());  // negative against the roofline: no time lost is below 0
       CHECK_THAT(op["reason"].get<std::string>(), Catch::Contains("below the roofline lower bound"));
     }
     CHECK(flagged == 1);

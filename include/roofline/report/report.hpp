@@ -81,8 +81,9 @@ struct OpReport {
   // Measured below the roofline lower bound (ratio < 1), which no kernel
   // can do: the trace and the cost disagree (wrong shapes, a clock, a kernel
   // that does not do the work the op names). Said in `reason`; flop_util
-  // and bw_util are then NaN (unknown, not above 100%), and the op is left
-  // out of the summary's roofline, expected and FLOP totals and of MFU.
+  // and bw_util are then NaN (unknown, not above 100%), lost_s (negative)
+  // is shown as unknown, and the op is left out of the summary's roofline,
+  // expected and FLOP totals and of MFU.
   bool below_roofline = false;
   double lost_expected_s = 0;  // measured - expected (time lost against the calibrated expectation)
   // What-if on --target-chip.
