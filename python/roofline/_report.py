@@ -94,12 +94,14 @@ class ReportSummary:
     expected_s: float         # their calibrated expected time
     matched_measured_s: float  # measured time of the predicted ops
     unmatched_s: float
+    below_roofline_ops: int            # predicted ops measured below their roofline: left out of the totals
+    below_roofline_measured_s: float   # their measured time
     async_measured_s: float
     async_predicted_s: float
     model_flops: float
     hardware_flops: float
-    mfu: float                # model_flops / (wall_s x peak of dominant_dtype)
-    hfu: float
+    mfu: Optional[float]      # model_flops / (wall_s x peak of dominant_dtype); None above 1 (a note says why)
+    hfu: Optional[float]
     mfu_convention: str
     duty_cycle: float
     idle_s: float

@@ -5,6 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
+#include "roofline/format/terminal.hpp"
 #include "roofline/format/text_table.hpp"
 #include "roofline/format/units.hpp"
 #include "src/cli/command.hpp"
@@ -22,7 +23,8 @@ int run_chips(const Args& args) {
   if (*fmt == "json") {
     nlohmann::json out = nlohmann::json::array();
     for (const Chip& c : embedded_chips()) out.push_back(nlohmann::json::parse(chip_to_json(c)));
-    std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::printf("%s\n",
+                json_format_controls_escaped(out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)).c_str());
     return 0;
   }
   using A = TextTable::Align;
@@ -53,10 +55,13 @@ int run_chip(const Args& args) {
   absl::StatusOr<Chip> c = resolve_chip(args.positional()[0]);
   if (!c.ok()) return fail(c.status());
   if (*fmt == "json") {
-    std::printf("%s\n", chip_to_json(*c).c_str());
+    // A spec file is input: its strings' bidirectional controls escaped too.
+    std::printf("%s\n", json_format_controls_escaped(chip_to_json(*c)).c_str());
     return 0;
   }
-  std::printf("%s (%s, %s)\n", c->name.c_str(), c->display_name.c_str(), c->vendor.c_str());
+  // Names and sources come from the spec file (a PATH is input): escaped.
+  std::printf("%s (%s, %s)\n", for_terminal(c->name).c_str(), for_terminal(c->display_name).c_str(),
+              for_terminal(c->vendor).c_str());
   for (int i = 0; i < kPeakClassCount; ++i)
     if (c->peak_flops_per_s[i] > 0) {
       auto pc = static_cast<PeakClass>(i);
@@ -68,7 +73,7 @@ int run_chip(const Args& args) {
   std::printf("  HBM        %14s at %s\n", format_bytes(c->hbm_bytes).c_str(),
               format_si(c->hbm_bytes_per_s, "B/s").c_str());
   for (const OnChipMemory& m : c->on_chip)
-    std::printf("  %-10s %14s\n", m.name.c_str(), format_bytes(m.bytes).c_str());
+    std::printf("  %-10s %14s\n", for_terminal(m.name).c_str(), format_bytes(m.bytes).c_str());
   const Interconnect& ic = c->ici;
   std::printf("  interconnect %s, max %s, %d links x %s one-way, %s per hop\n",
               std::string(topology_name(ic.topology)).c_str(),
@@ -81,8 +86,8 @@ int run_chip(const Args& args) {
               c->cores_per_chip);
   std::printf("  sources:\n");
   for (const SpecSource& s : c->sources)
-    std::printf("    - %s (read %s): %s\n", s.reference.c_str(), s.read_on.c_str(),
-                absl::StrJoin(s.fields, ", ").c_str());
+    std::printf("    - %s (read %s): %s\n", for_terminal(s.reference).c_str(), for_terminal(s.read_on).c_str(),
+                for_terminal(absl::StrJoin(s.fields, ", ")).c_str());
   return 0;
 }
 

@@ -1,6 +1,7 @@
 // roofline predict collective: T_ici of one collective over named mesh axes.
 #include <cstdio>
 
+#include "roofline/format/terminal.hpp"
 #include "roofline/collectives/collective_kind.hpp"
 #include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
@@ -74,7 +75,7 @@ int run(const Args& args) {
   std::string axes_joined;
   for (const std::string& a : axis_names) axes_joined += (axes_joined.empty() ? "" : ",") + a;
   std::printf("%s over %s (%d devices) of V = %s on %s\n", op_name->c_str(), axes_joined.c_str(), group,
-              format_bytes(*bytes).c_str(), chip->name.c_str());
+              format_bytes(*bytes).c_str(), for_terminal(chip->name).c_str());
   std::printf("  layout         %s\n", describe_layout(*mesh).c_str());
   std::printf("  T_ici          %s\n", format_seconds(t.t_ici_s).c_str());
   std::printf("%s", expected_text("expected       ", expected, CostClass::kCollective, cal).c_str());

@@ -1,6 +1,7 @@
 // roofline predict matmul: the single-device roofline of one matmul.
 #include <cstdio>
 
+#include "roofline/format/terminal.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/chip_io.hpp"
 #include "roofline/ops/matmul.hpp"
@@ -67,7 +68,7 @@ int run(const Args& args) {
                 static_cast<long long>(mm.batch), static_cast<long long>(mm.m),
                 static_cast<long long>(mm.k), static_cast<long long>(mm.k),
                 static_cast<long long>(mm.n), std::string(dtype_name(mm.dtype)).c_str(),
-                chip->name.c_str());
+                for_terminal(chip->name).c_str());
     std::printf("%s", prediction_text(p).c_str());
     std::printf("%s", expected_text("expected    ", expected, CostClass::kMatmul, cal).c_str());
   }

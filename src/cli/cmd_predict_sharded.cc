@@ -3,6 +3,7 @@
 // longest match, so this command sees only a positional expression.
 #include <cstdio>
 
+#include "roofline/format/terminal.hpp"
 #include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/units.hpp"
@@ -94,7 +95,7 @@ int run(const Args& args) {
     std::printf("%s\n", j.dump().c_str());
     return 0;
   }
-  std::printf("%s on %s, mesh %s, %s\n", text.c_str(), chip->name.c_str(), mesh_spec->c_str(),
+  std::printf("%s on %s, mesh %s, %s\n", text.c_str(), for_terminal(chip->name).c_str(), for_terminal(*mesh_spec).c_str(),
               std::string(dtype_name(*dtype)).c_str());
   std::printf("  layout: %s\n", describe_layout(*mesh).c_str());
   for (int c : r->cases) std::printf("  %s\n", case_description(c).c_str());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,7 +57,7 @@ void print_reported_peaks(const Trace& t, const TraceStats& s) {
   }
   for (const auto& [figures, devices] : lines)
     std::printf("the trace's own figures for %s: %s (the report predicts with the chip table's: roofline chips)\n",
-                devices.c_str(), figures.c_str());
+                for_terminal(devices).c_str(), figures.c_str());
 }
 
 std::string device_label(const Trace& t, std::size_t device) {
@@ -194,7 +195,7 @@ void print_warnings(const Trace& t) {
 
 void print_text(const Trace& t, const TraceStats& s, std::size_t top) {
   const std::string formats = formats_label(t);
-  std::printf("%s: %s; %zu devices (%zu with ops), %zu host timelines\n\n", t.source.c_str(),
+  std::printf("%s: %s; %zu devices (%zu with ops), %zu host timelines\n\n", for_terminal(t.source).c_str(),
               formats.c_str(), t.devices.size(), s.devices.size(), t.hosts.size());
   using A = TextTable::Align;
   TextTable dev({{"device"}, {"model"}, {"chip"}, {"ops", A::kRight}, {"window", A::kRight},
@@ -255,7 +256,7 @@ void print_text(const Trace& t, const TraceStats& s, std::size_t top) {
         host += cat(host.empty() ? "" : ", ", h.name.size() > 48 ? h.name.substr(0, 45) + "..." : h.name,
                     " ", format_seconds(h.overlap_s));
       std::printf("  at %s for %s%s%s\n", format_seconds(g.start_s).c_str(),
-                  format_seconds(g.duration_s).c_str(), host.empty() ? "" : "; host: ", host.c_str());
+                  format_seconds(g.duration_s).c_str(), host.empty() ? "" : "; host: ", for_terminal(host).c_str());
     }
     if (s.devices.size() > 4) {
       std::printf("  (gaps of the other devices: --device N or --format json)\n");
@@ -264,7 +265,7 @@ void print_text(const Trace& t, const TraceStats& s, std::size_t top) {
   }
   for (const DeviceStats& d : s.devices)
     if (const IdentifiedChip id = identify_device(t.devices[d.device]); !id.warning.empty())
-      std::printf("warning: %s: %s\n", for_terminal(d.name).c_str(), id.warning.c_str());
+      std::printf("warning: %s: %s\n", for_terminal(d.name).c_str(), for_terminal(id.warning).c_str());
   print_warnings(t);
 }
 
@@ -328,6 +329,21 @@ int run_stats(const Args& args) {
   return print_stats(r->trace, r->stats, *fmt, *top);
 }
 
+// A refused merge, located: the partial file that brought the refusal
+// (merge_partials' message names the traces the partials were made of).
+// Found by merging again one by one, which only a failed merge pays for.
+absl::Status merge_error(const std::vector<std::string>& paths, const std::vector<StatsPartial>& parts,
+                         const absl::Status& error) {
+  for (std::size_t n = 2; n <= parts.size(); ++n) {
+    const absl::StatusOr<StatsPartial> m = merge_partials(std::span(parts).first(n));
+    if (!m.ok())
+      return absl::Status(m.status().code(), cat(paths[n - 1], ": cannot merge it with the partial",
+                                                 n == 2 ? " " : "s ", n == 2 ? paths[0] : "before it", ": ",
+                                                 std::string(m.status().message())));
+  }
+  return error;
+}
+
 // roofline merge PART...: the statistics of the partials' inputs, exactly
 // as `roofline stats` prints them read together; or, with --partial, the
 // merged partial.
@@ -345,7 +361,7 @@ int run_merge(const Args& args) {
     parts.push_back(std::move(*p));
   }
   auto merged = merge_partials(parts);
-  if (!merged.ok()) return fail(merged.status());
+  if (!merged.ok()) return fail(merge_error(args.positional(), parts, merged.status()));
   parts.clear();
   if (args.has("partial")) return write_partial(args, *merged);
   if (args.has("output")) return fail_usage("merge: -o FILE writes a partial: add --partial");

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "roofline/format/terminal.hpp"
 #include "roofline/calibration.hpp"
 #include "roofline/format/units.hpp"
 #include "roofline/predict.hpp"
@@ -31,7 +32,7 @@ inline std::string prediction_text(const Prediction& p) {
 // `label` padded as the lines above it.
 inline std::string expected_text(const char* label, double expected_s, CostClass c, const ChipCalibration& cal) {
   return std::string("  ") + label + format_seconds(expected_s) + " (" + std::string(cost_class_name(c)) +
-         " curve; calibration: " + cal.origin + ")\n";
+         " curve; calibration: " + for_terminal(cal.origin) + ")\n";
 }
 
 }  // namespace roofline::cli

@@ -4,8 +4,12 @@
 #include "roofline/format/json.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
 
 #include <nlohmann/json.hpp>
+
+#include "roofline/format/terminal.hpp"
 
 namespace roofline {
 namespace {
@@ -72,7 +76,7 @@ const Json* Json::find(std::string_view key) const {
 }
 
 std::string Json::dump() const {
-  return to_nlohmann(*this).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_format_controls_escaped(to_nlohmann(*this).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace roofline

@@ -3,6 +3,8 @@
 // means). Sums run over ops in order of first occurrence, so totals do not
 // depend on how the report is sorted.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -121,6 +123,9 @@ void add_totals(const Match& m, const std::vector<OpReport>& ops, const std::map
     if (o.async) {
       s.async_measured_s += o.measured_s;
       s.async_predicted_s += o.predicted_s;
+    } else if (o.below_roofline) {
+      s.below_roofline_ops += 1;
+      s.below_roofline_measured_s += o.measured_s;
     } else if (o.predicted) {
       s.predicted_s += o.predicted_s;
       s.expected_s += o.expected_s;
@@ -135,6 +140,27 @@ void add_totals(const Match& m, const std::vector<OpReport>& ops, const std::map
   std::sort(s.by_category.begin(), s.by_category.end(),
             [](const CategoryTime& a, const CategoryTime& b) { return a.measured_s > b.measured_s; });
   s.by_category.push_back({.category = "idle", .measured_s = s.idle_s});
+}
+
+// A utilisation above 1, which no run reaches (FLOPs of ops in another
+// dtype than the peak's, or on overlapping streams, counted against one
+// peak over the wall span): NaN, shown as unknown, and a note saying so.
+double utilisation_or_nan(double u, const std::string& what, std::vector<std::string>& notes) {
+  if (u <= 1) return u;
+  notes.push_back(cat(what, " would be ", format_percent(u), ", above 100%, which no run reaches: not shown (the "
+                      "FLOPs or the time do not describe one run at that peak: ops in another dtype, overlapping "
+                      "streams, or a trace and cost that disagree)"));
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+// The note on ops measured below their roofline (OpReport::below_roofline).
+void note_below_roofline(const ReportSummary& s, std::vector<std::string>& notes) {
+  if (s.below_roofline_ops == 0) return;
+  notes.push_back(cat(s.below_roofline_ops, " op(s) (", format_seconds(s.below_roofline_measured_s),
+                      " measured) ran faster than their roofline lower bound, which no kernel can: the trace and the "
+                      "cost disagree for them (wrong shapes, a clock, a kernel that does not do the work); they are "
+                      "left out of MFU, HFU and the roofline and expected totals; their ratio to the roofline is marked x! (JSON: "
+                      "below_roofline)"));
 }
 
 // MFU and HFU against the dense peak of the dtype that carries most FLOPs;
@@ -154,8 +180,8 @@ void add_mfu(const Match& m, const std::vector<OpReport>& ops, Report& r) {
   r.peak_flops_per_s = detail::peak_flops_per_s(chip, dominant);
   ReportSummary& s = r.summary;
   const double denom = s.wall_s * r.peak_flops_per_s;
-  s.mfu = denom > 0 ? s.model_flops / denom : 0;
-  s.hfu = denom > 0 ? s.hardware_flops / denom : 0;
+  s.mfu = utilisation_or_nan(denom > 0 ? s.model_flops / denom : 0, "MFU", r.notes);
+  s.hfu = utilisation_or_nan(denom > 0 ? s.hardware_flops / denom : 0, "HFU", r.notes);
   s.mfu_convention = cat("model FLOPs from our cost model (rematerialised ops excluded; HFU includes them) "
                          "over wall span x ", m.devices.size(), " device(s) x dense ", r.dominant_dtype,
                          " peak ", format_si(r.peak_flops_per_s, "FLOP/s"), " of ", chip.name);
@@ -163,18 +189,20 @@ void add_mfu(const Match& m, const std::vector<OpReport>& ops, Report& r) {
 
 // One step of a device: its measured busy time and the ops that started
 // inside it (`mix`: indices into the device's measured ops, occurrences).
-StepSummary step_summary(const Match& m, std::size_t device, const Step& st, std::int64_t busy_ps,
-                         const StepMix& mix, double peak_flops_per_s) {
+StepSummary step_summary(const Match& m, const std::vector<OpReport>& ops, std::size_t device, const Step& st,
+                         std::int64_t busy_ps, const StepMix& mix, double peak_flops_per_s) {
   StepSummary out{.name = st.name, .device = m.trace->devices[device].id, .measured_s = st.duration_ps * 1e-12,
                   .busy_s = static_cast<double>(busy_ps) * 1e-12};
   for (const auto& [occurrences, n] : mix) {
-    const MatchedOp& op = m.ops[m.occurrence_op[device][occurrences]];
-    if (!op.prediction) continue;
+    const std::size_t i = m.occurrence_op[device][occurrences];
+    const MatchedOp& op = m.ops[i];
+    if (!op.prediction || ops[i].below_roofline) continue;
     out.predicted_s += static_cast<double>(n) * op.prediction->t_lower_s;
     if (!op.cost.rematerialised) out.model_flops += static_cast<double>(n) * op.prediction->flops;
   }
   const double denom = out.measured_s * peak_flops_per_s;
   out.mfu = denom > 0 ? out.model_flops / denom : 0;
+  if (out.mfu > 1) out.mfu = std::numeric_limits<double>::quiet_NaN();  // as utilisation_or_nan; noted once
   return out;
 }
 
@@ -215,12 +243,12 @@ void add_steps(const Match& m, Report& r) {
         if (steps.size() >= kMaxReportSteps) break;
         std::int64_t busy_ps = 0;
         const StepMix mix = mix_in(*md.timeline, st, busy_ps);
-        steps.push_back(step_summary(m, di, st, busy_ps, mix, r.peak_flops_per_s));
+        steps.push_back(step_summary(m, r.ops, di, st, busy_ps, mix, r.peak_flops_per_s));
       }
       break;
     }
     for (std::size_t i = 0; i < md.steps.size() && steps.size() < kMaxReportSteps; ++i)
-      steps.push_back(step_summary(m, di, d.steps[i], md.steps[i].busy_ps, md.step_mixes[md.steps[i].mix],
+      steps.push_back(step_summary(m, r.ops, di, d.steps[i], md.steps[i].busy_ps, md.step_mixes[md.steps[i].mix],
                                    r.peak_flops_per_s));
   }
 }
@@ -233,7 +261,7 @@ void add_modules(const std::vector<OpReport>& ops, ReportSummary& s) {
     mod.name = o.module.empty() ? "(no module)" : o.module;
     mod.ops += 1;
     mod.measured_s += o.measured_s;
-    if (o.predicted) {
+    if (o.predicted && !o.below_roofline) {
       mod.predicted_s += o.predicted_s;
       mod.matched_measured_s += o.measured_s;
       mod.model_flops += o.flops;
@@ -265,6 +293,9 @@ Report aggregate(const Match& m) {
   add_totals(m, r.ops, busy_by_class, r.summary);
   add_mfu(m, r.ops, r);
   add_steps(m, r);
+  if (std::any_of(r.summary.steps.begin(), r.summary.steps.end(), [](const StepSummary& st) { return std::isnan(st.mfu); }))
+    r.notes.push_back("a step's MFU above 100%, which no step reaches, is not shown");
+  note_below_roofline(r.summary, r.notes);
   add_modules(r.ops, r.summary);
   std::stable_sort(r.ops.begin(), r.ops.end(),
                    [](const OpReport& a, const OpReport& b) { return a.measured_s > b.measured_s; });

@@ -1,6 +1,7 @@
 // Step 6, per op: an op's measured figures, its roofline totalled over its
 // occurrences, and what one compares to the other.
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "roofline/detail/cat.hpp"
@@ -80,6 +81,17 @@ void predicted_figures(OpReport& o, const Prediction& p, const CostSource& cost,
     // Against the bandwidth that timed the op (L2 when its bytes fit there).
     const double bandwidth = p.memory_bytes_per_s > 0 ? p.memory_bytes_per_s : chip.hbm_bytes_per_s;
     o.bw_util = o.achieved_bytes_per_s / bandwidth;
+  }
+  // Faster than the roofline lower bound: the trace and the cost disagree
+  // (an aten::mm of 8192 cubed in 30.5 us is 36 PFLOP/s on an H100), so
+  // its utilisations are no measurement (achieved over peak would pass 1).
+  if (!o.async && o.predicted_s > 0 && o.measured_s < o.predicted_s) {
+    o.below_roofline = true;
+    o.flop_util = o.bw_util = std::numeric_limits<double>::quiet_NaN();
+    o.reason += cat(o.reason.empty() ? "" : "; ", "measured ", format_seconds(o.measured_s),
+                    " is below the roofline lower bound ", format_seconds(o.predicted_s),
+                    ", which no kernel reaches: the trace and the cost disagree (wrong shapes, a clock, a kernel "
+                    "that does not do the work); left out of MFU and the summary's roofline totals");
   }
   if (o.predicted_s == 0 && o.reason.empty()) o.reason = "no work by the cost model (control or layout op)";
   // A chip without a unit for the op's type (bf16 on a V100) cannot bound

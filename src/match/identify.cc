@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -127,6 +128,33 @@ absl::StatusOr<ChipChoice> decide_chip(const Trace& trace, std::span<const std::
       }
     }
     return c;
+  }
+  // One report costs every op on one chip: devices of two chips (a GPU
+  // trace and a TPU trace read together) would have half their ops costed
+  // on the wrong one, so they are refused, named with their hosts (the
+  // files' stems when files name none).
+  auto label = [&](std::size_t i, const IdentifiedChip& id) {
+    const Device& d = trace.devices[i];
+    return cat("'", d.name, "'", d.host.empty() ? "" : cat(" of ", d.host), " (",
+               id.chip ? id.chip->name : id.model.empty() ? std::string("an unknown chip") : id.model, ", ",
+               device_kind_name(d.kind), ")");
+  };
+  auto accelerator = [](DeviceKind k) { return k == DeviceKind::kGpu || k == DeviceKind::kTpu; };
+  std::optional<std::pair<std::size_t, IdentifiedChip>> first_chip, first_accelerator;
+  for (std::size_t i : devices) {
+    const IdentifiedChip id = identify_device(trace.devices[i]);
+    const DeviceKind kind = trace.devices[i].kind;
+    const auto* other = id.chip && first_chip && first_chip->second.chip->name != id.chip->name ? &*first_chip
+                        : accelerator(kind) && first_accelerator && trace.devices[first_accelerator->first].kind != kind
+                            ? &*first_accelerator
+                            : nullptr;
+    if (other)
+      return absl::InvalidArgumentError(
+          cat(trace.source, ": devices of two kinds of chip, ", label(other->first, other->second), " and ",
+              label(i, id), ", but a report costs every op on one chip: report each file on its own (or choose "
+              "one chip with --chip, its devices with --device)"));
+    if (id.chip && !first_chip) first_chip.emplace(i, id);
+    if (accelerator(kind) && !first_accelerator) first_accelerator.emplace(i, id);
   }
   for (std::size_t i : devices) {
     const IdentifiedChip id = identify_device(trace.devices[i]);

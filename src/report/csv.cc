@@ -3,6 +3,7 @@
 // significant digits in the report, the shortest exact text in hlo and stats.
 #include "roofline/report/csv.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -22,7 +23,10 @@ namespace {
 
 using detail::cat;
 
+// An unknown figure (NaN: a utilisation of an op measured below its
+// roofline) is an empty field, as every unknown.
 std::string num9(double v) {
+  if (!std::isfinite(v)) return "";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
@@ -46,7 +50,7 @@ std::vector<std::string> report_row(const OpReport& op) {
   return {op.name, op.module, op.category, op.hlo_category, cat(op.count), num9(op.measured_s),
           if_predicted(op.predicted_s), if_predicted(op.t_math_s), if_predicted(op.t_hbm_s),
           if_predicted(op.t_ici_s), p ? bound_value(op) : "", if_predicted(op.ratio),
-          if_predicted(op.flop_util), if_predicted(op.bw_util), if_predicted(op.lost_s), if_predicted(op.flops),
+          if_predicted(op.flop_util), if_predicted(op.bw_util), op.below_roofline ? "" : if_predicted(op.lost_s), if_predicted(op.flops),
           if_predicted(op.hbm_bytes), opt9(op.xla_flops), opt9(op.xla_bytes),
           std::string(match_source_name(op.match)), op.reason, opt9(op.target_predicted_s), op.shapes,
           if_predicted(op.host_bytes), if_predicted(op.t_host_s),

@@ -23,7 +23,8 @@ double expected_ratio(const OpReport& op) {
 }
 
 std::string calibration_label(const std::string& origin) {
-  return origin.empty() ? std::string("calibration not recorded") : "calibration: " + origin;
+  // The origin is read from a calibration file: escaped for every renderer.
+  return origin.empty() ? std::string("calibration not recorded") : "calibration: " + for_terminal(origin);
 }
 
 TargetTotals target_totals(const Report& r) {

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "roofline/detail/cat.hpp"
+#include "roofline/format/terminal.hpp"
 #include "roofline/format/text_table.hpp"
 #include "roofline/format/units.hpp"
 #include "roofline/report/plan.hpp"
@@ -27,16 +28,18 @@ std::string mfu_no_overlap_text(const TrainingStep& s) {
   return s.mfu_no_overlap > 0 ? format_percent(s.mfu_no_overlap) : "-";
 }
 
+// The model's and chip's names and the calibration's origin come from
+// files the user gave: escaped (roofline/format/terminal.hpp).
 std::string request_line(const PlanRequest& req) {
   const std::int64_t seq = plan_seq_len(req);
-  return cat(req.model.name, " (", format_si(total_params(req.model), ""), " params) on ", req.chips, " x ",
-             req.chip.name, ", batch ", req.batch_tokens, " tokens (", req.batch_tokens / seq, " x ", seq, "), ",
+  return cat(for_terminal(req.model.name), " (", format_si(total_params(req.model), ""), " params) on ", req.chips,
+             " x ", for_terminal(req.chip.name), ", batch ", req.batch_tokens, " tokens (", req.batch_tokens / seq, " x ", seq, "), ",
              dtype_name(req.dtypes.compute), "\n");
 }
 
 std::string calibration_line(const PlanRequest& req) {
-  return cat("Expected times: ", req.calibration ? req.calibration->origin : default_calibration(req.chip).origin,
-             "\n");
+  return cat("Expected times: ",
+             for_terminal(req.calibration ? req.calibration->origin : default_calibration(req.chip).origin), "\n");
 }
 
 std::string rejected_line(const RejectedCandidate& r) {

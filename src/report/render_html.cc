@@ -18,7 +18,12 @@
 namespace roofline {
 namespace {
 
-std::string esc(const std::string& s) {
+// Text for HTML: control and bidirectional characters made visible
+// (for_terminal: an entity for U+202E would still reverse the line), then
+// the five HTML specials escaped. Every string, names from traces, spec and
+// calibration files included, goes through it.
+std::string esc(const std::string& raw) {
+  const std::string s = for_terminal(raw);
   std::string out;
   for (char c : s) switch (c) {
       case '&': out += "&amp;"; break;
@@ -31,9 +36,8 @@ std::string esc(const std::string& s) {
   return out;
 }
 
-// A name from a trace (or a path): control characters made visible
-// (for_terminal), then escaped for HTML.
-std::string esc_name(const std::string& s) { return esc(for_terminal(s)); }
+// A name from a trace (or a path): as esc.
+std::string esc_name(const std::string& s) { return esc(s); }
 
 std::string num(double v, int sig = 6) {
   char buf[40];
@@ -156,7 +160,9 @@ std::string op_rows(const Report& r) {
     const bool p = op.predicted;
     const bool timed = p && op.predicted_s > 0;  // zero-cost ops have no ratio or bound
     const bool expected = p && op.expected_s > 0;
-    const bool rates = p && !op.async;          // an async wait has no meaningful rates
+    // An async wait has no meaningful rates, nor an op measured below its
+    // roofline (OpReport::below_roofline: its "!" after the ratio).
+    const bool rates = p && !op.async && !op.below_roofline;
     // Long C++ kernel names would stretch the table: a short name, the
     // full one on hover.
     const std::string shown = short_op_name(op.name, 60);
@@ -170,10 +176,11 @@ std::string op_rows(const Report& r) {
          cell(format_seconds(op.measured_s), num(op.measured_s)) +
          cell(p ? format_seconds(op.predicted_s) : "-", p ? num(op.predicted_s) : "-1") +
          cell(p ? format_seconds(op.expected_s) : "-", p ? num(op.expected_s) : "-1") +
-         cell(timed ? num(op.ratio, 3) + "x" : "-", timed ? num(op.ratio) : "-1") +
+         cell(timed ? num(op.ratio, 3) + (op.below_roofline ? "x!" : "x") : "-", timed ? num(op.ratio) : "-1") +
          cell(expected ? num(expected_ratio(op), 3) + "x" : "-", expected ? num(expected_ratio(op)) : "-1") +
          cell(op_bound_label(op), timed ? op_bound_label(op) : "~") +
-         cell(p ? format_seconds(op.lost_s) : "-", p ? num(op.lost_s) : "-1") +
+         // Below the roofline, "time lost" against it would be negative: unknown.
+         cell(p && !op.below_roofline ? format_seconds(op.lost_s) : "-", p && !op.below_roofline ? num(op.lost_s) : "-1") +
          cell(p ? format_seconds(op.lost_expected_s) : "-", p ? num(op.lost_expected_s) : "-1") +
          cell(rates ? format_percent(op.flop_util) : "-", rates ? num(op.flop_util) : "-1") +
          cell(rates ? format_percent(op.bw_util) : "-", rates ? num(op.bw_util) : "-1") +
@@ -205,7 +212,8 @@ std::string ranked_table(const Report& r, const std::vector<const OpReport*>& op
          (shown == op->name ? std::string() : " title=\"" + esc(op->name) + "\"") + ">" + esc(shown) + "</td><td>" +
          esc(format_seconds(op->measured_s)) + "</td><td>" + esc(format_seconds(op->predicted_s)) + "</td><td>" +
          esc(format_seconds(op->expected_s)) + "</td><td>" + (op->ratio > 0 ? num(op->ratio, 3) + "x" : "-") +
-         "</td><td>" + (x_exp > 0 ? num(x_exp, 3) + "x" : "-") + "</td><td>" + esc(format_seconds(op->*lost)) +
+         "</td><td>" + (x_exp > 0 ? num(x_exp, 3) + "x" : "-") + "</td><td>" +
+         (lost == &OpReport::lost_s && op->below_roofline ? "-" : esc(format_seconds(op->*lost))) +
          "</td></tr>\n";
   }
   return s + "</tbody></table>\n";

@@ -28,6 +28,7 @@ Json op_json(const OpReport& op) {
                          {"async", op.async},
                          {"match", match_source_name(op.match)},
                          {"reason", op.reason},
+                         {"below_roofline", op.below_roofline},
                          {"flops", op.flops},
                          {"hbm_bytes", op.hbm_bytes},
                          {"ici_bytes", op.ici_bytes},
@@ -51,7 +52,8 @@ Json op_json(const OpReport& op) {
   j["bw_util"] = op.bw_util;
   j["achieved_flops_per_s"] = op.achieved_flops_per_s;
   j["achieved_bytes_per_s"] = op.achieved_bytes_per_s;
-  j["lost_s"] = op.lost_s;
+  // Below the roofline, time lost against it would be negative: unknown.
+  j["lost_s"] = op.below_roofline ? Json() : Json(op.lost_s);
   j["expected_s"] = op.expected_s;
   j["expected_ratio"] = op.expected_s > 0 ? Json(expected_ratio(op)) : Json();
   j["lost_expected_s"] = op.lost_expected_s;
@@ -87,6 +89,8 @@ Json summary_json(const ReportSummary& s) {
                        {"expected_s", s.expected_s},
                        {"matched_measured_s", s.matched_measured_s},
                        {"unmatched_s", s.unmatched_s},
+                       {"below_roofline_ops", s.below_roofline_ops},
+                       {"below_roofline_measured_s", s.below_roofline_measured_s},
                        {"async_measured_s", s.async_measured_s},
                        {"async_predicted_s", s.async_predicted_s},
                        {"model_flops", s.model_flops},

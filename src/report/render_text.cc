@@ -76,10 +76,13 @@ Table op_table(const std::vector<const OpReport*>& ops, bool with_target, LostAg
                                     format_seconds(op->measured_s),
                                     p ? format_seconds(op->predicted_s) : "-",
                                     p ? format_seconds(op->expected_s) : "-",
-                                    p ? ratio_text(op->ratio) : "-",
+                                    // "!": below the roofline (OpReport::below_roofline)
+                                    p ? ratio_text(op->ratio) + (op->below_roofline ? "!" : "") : "-",
                                     p ? ratio_text(expected_ratio(*op)) : "-",
                                     op_bound_label(*op),
-                                    p ? format_seconds(lost_s) : "-",
+                                    // Below the roofline, time lost against it would be negative: unknown.
+                                    p && !(lost == LostAgainst::kRoofline && op->below_roofline) ? format_seconds(lost_s)
+                                                                                                  : "-",
                                     p && !op->async ? format_percent(op->flop_util) : "-",
                                     p && !op->async ? format_percent(op->bw_util) : "-"};
     if (with_target) {

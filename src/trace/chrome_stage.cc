@@ -176,8 +176,12 @@ std::uint32_t ChromeStager::call_for(const EventFields& f, CallOf of) {
 
 std::uint32_t ChromeStager::op_for(const EventFields& f, std::string_view category) {
   auto text = [](const Scalar& s) { return s.kind == Scalar::kAbsent ? std::string_view() : s.text; };
+  // XLA's figures are part of the op: two events of one name that carry
+  // different figures (fusion.1 of two modules, told apart only later by
+  // the XLA Modules line) are two ops whichever comes first in the file.
   const FieldsKeyView<kOpKeyParts> key{{category, f.name, text(f.hlo_module), text(f.hlo_op), text(f.program_id),
-                                        text(f.hlo_category), text(f.long_name), text(f.step_name)}};
+                                        text(f.hlo_category), text(f.long_name), text(f.step_name), text(f.flops),
+                                        text(f.model_flops), text(f.bytes_accessed)}};
   if (auto it = op_cache_.find(key); it != op_cache_.end()) return it->second;
   const std::uint32_t id = builder_.intern_op(decoder_.op_info(f, category));
   op_cache_.emplace(FieldsKey<kOpKeyParts>(key), id);

@@ -58,7 +58,7 @@ struct FieldsKeyEq {
     return true;
   }
 };
-inline constexpr std::size_t kOpKeyParts = 8;
+inline constexpr std::size_t kOpKeyParts = 11;
 inline constexpr std::size_t kCallKeyParts = 11;
 template <std::size_t N>
 using FieldsKeyMap = absl::flat_hash_map<FieldsKey<N>, std::uint32_t, FieldsKeyHash, FieldsKeyEq>;

@@ -58,9 +58,13 @@ void sort_devices(StatsPartial& p) {
   p.skew_inputs = std::move(skew);
 }
 
-// What TraceBuilder::intern_op tells ops apart by.
-using OpKey = std::tuple<std::string, std::optional<std::uint64_t>, std::string, std::string, std::string, std::string>;
-OpKey op_key(const OpInfo& o) { return {o.module, o.program_id, o.name, o.kernel, o.category, o.hlo_text}; }
+// What TraceBuilder::intern_op tells ops apart by (but model_flops, which a
+// partial does not keep).
+using OpKey = std::tuple<std::string, std::optional<std::uint64_t>, std::string, std::string, std::string, std::string,
+                         std::optional<std::int64_t>, std::optional<std::int64_t>>;
+OpKey op_key(const OpInfo& o) {
+  return {o.module, o.program_id, o.name, o.kernel, o.category, o.hlo_text, o.flops, o.bytes_accessed};
+}
 
 OpInfo stat_fields(const OpInfo& o) {
   OpInfo out;

@@ -15,8 +15,10 @@
 
 #include "roofline/detail/cat.hpp"
 #include "roofline/detail/status_macros.hpp"
+#include "roofline/format/terminal.hpp"
 #include "roofline/trace/stats_partial.hpp"
 #include "src/trace/op_stats_parts.hpp"
+#include "src/trace/stats_partial_check.hpp"
 #include "src/wire/bounded_input.hpp"
 
 namespace roofline {
@@ -79,6 +81,7 @@ json stats_json(const DeviceStats& d, std::int64_t busy_self_ps, const DeviceSke
 class Reader {
  public:
   explicit Reader(std::string_view origin) : origin_(origin) {}
+  const std::string& origin() const { return origin_; }
 
   absl::Status error(const std::string& path, std::string_view what) const {
     return absl::InvalidArgumentError(cat(origin_, ": ", path.empty() ? "/" : path, ": ", what));
@@ -189,7 +192,7 @@ absl::StatusOr<DeviceSkewInputs> read_skew(const Reader& r, const json& j, const
     ROOFLINE_RETURN_IF_ERROR(r.object(steps[i], q, {"name", "duration_ps"}));
     SkewStep s;
     ROOFLINE_ASSIGN_OR_RETURN(s.name, r.string(steps[i]["name"], q + "/name"));
-    ROOFLINE_ASSIGN_OR_RETURN(s.duration_ps, r.integer(steps[i]["duration_ps"], q + "/duration_ps", INT64_MIN));
+    ROOFLINE_ASSIGN_OR_RETURN(s.duration_ps, r.integer(steps[i]["duration_ps"], q + "/duration_ps"));
     in.steps.push_back(std::move(s));
   }
   const json& collectives = j["collectives"];
@@ -211,7 +214,7 @@ absl::StatusOr<DeviceSkewInputs> read_skew(const Reader& r, const json& j, const
       return r.error(q + "/duration_ps", "more collective calls than the device's op events");
     calls += static_cast<std::int64_t>(d.size());
     for (std::size_t k = 0; k < d.size(); ++k) {
-      ROOFLINE_ASSIGN_OR_RETURN(std::int64_t v, r.integer(d[k], cat(q, "/duration_ps/", k), INT64_MIN));
+      ROOFLINE_ASSIGN_OR_RETURN(std::int64_t v, r.integer(d[k], cat(q, "/duration_ps/", k)));
       cc.duration_ps.push_back(v);
     }
     in.collectives.push_back(std::move(cc));
@@ -387,7 +390,8 @@ absl::StatusOr<StatsPartial> read_partial(const Reader& r, const json& j) {
       const std::string s = cat(q, "/self_ps/", k);
       if (!runs[k].is_array() || runs[k].size() != 2) return r.error(s, "expected [self_ps, count]");
       DurationRun run;
-      ROOFLINE_ASSIGN_OR_RETURN(run.self_ps, r.integer(runs[k][0], s + "/0", INT64_MIN));
+      // Self times are durations less their children's, never below 0.
+      ROOFLINE_ASSIGN_OR_RETURN(run.self_ps, r.integer(runs[k][0], s + "/0"));
       ROOFLINE_ASSIGN_OR_RETURN(run.count, r.integer(runs[k][1], s + "/1", 1));
       if (!d.runs.empty() && d.runs.back().self_ps >= run.self_ps)
         return r.error(s + "/0", "self times must ascend strictly");
@@ -432,6 +436,7 @@ absl::StatusOr<StatsPartial> read_partial(const Reader& r, const json& j) {
   }
   if (device_events != events)
     return r.error("/rows", cat("the rows hold ", events, " op events, the devices ", device_events));
+  ROOFLINE_RETURN_IF_ERROR(detail::check_partial_figures(out, r.origin()));
   return out;
 }
 
@@ -478,8 +483,9 @@ std::string stats_partial_json(const StatsPartial& p) {
       {"devices", devices},
       {"ops", ops},
       {"rows", rows}};
-  // Invalid UTF-8 in names read from traces becomes U+FFFD, as in every output.
-  return out.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  // Invalid UTF-8 in names read from traces becomes U+FFFD and bidirectional
+  // controls \uHHHH, as in every output (roofline/format/terminal.hpp).
+  return json_format_controls_escaped(out.dump(-1, ' ', false, json::error_handler_t::replace)) + "\n";
 }
 
 absl::StatusOr<StatsPartial> parse_stats_partial(std::string_view text, std::string_view origin) {

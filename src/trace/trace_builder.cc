@@ -149,7 +149,15 @@ void TraceBuilder::op_key(const OpInfo& op) {
   key_.append(op.name).push_back('\x1f');
   key_.append(op.kernel).push_back('\x1f');
   key_.append(op.category).push_back('\x1f');
-  key_.append(op.hlo_text);
+  key_.append(op.hlo_text).push_back('\x1f');
+  // XLA's figures tell ops apart too: events of one name in two modules of
+  // a TSL JSON trace share every other field until attribute_modules gives
+  // them their module, and the op must not take whichever figures the
+  // file happened to list first.
+  for (const std::optional<std::int64_t>* v : {&op.flops, &op.model_flops, &op.bytes_accessed}) {
+    if (*v) detail::append_one(key_, **v);
+    key_.push_back('\x1f');
+  }
 }
 
 void TraceBuilder::call_key(const CallInfo& c) {

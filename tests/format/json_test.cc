@@ -52,3 +52,12 @@ TEST_CASE("json: strings are escaped, and invalid UTF-8 from a trace is replaced
   CHECK(Json("op \xff name").dump() == "\"op \xef\xbf\xbd name\"");
   CHECK(Json("µs").dump() == "\"µs\"");
 }
+
+TEST_CASE("json: bidirectional controls and line separators are written as \\u escapes", "[format][terminal]") {
+  // U+202E (RLO) would show the rest of a line reversed wherever the JSON
+  // is printed; nlohmann writes it raw. The escape reads back as the same
+  // string, and other non-ASCII text stays as it is.
+  CHECK(Json("op\u202Eevil").dump() == "\"op\\u202eevil\"");
+  CHECK(Json("\u2066x\u2069 \u200F \u061C \u2028").dump() == "\"\\u2066x\\u2069 \\u200f \\u061c \\u2028\"");
+  CHECK(Json::object({{"\u202Ekey", "µs → \u202D"}}).dump() == "{\n  \"\\u202ekey\": \"µs → \\u202d\"\n}");
+}

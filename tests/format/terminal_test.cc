@@ -28,6 +28,18 @@ TEST_CASE("for_terminal: UTF-8 passes, broken UTF-8 is escaped byte by byte", "[
   CHECK(for_terminal("\xf4\x90\x80\x80") == "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
 }
 
+TEST_CASE("for_terminal: bidirectional controls and line separators become \\u escapes", "[format][terminal]") {
+  // U+202E (right-to-left override) shows the rest of the line reversed:
+  // "fusion\u202Egnp.exe" reads "fusionexe.png".
+  CHECK(for_terminal("fusion\u202Egnp.exe") == "fusion\\u202egnp.exe");
+  CHECK(for_terminal("\u202A\u202B\u202C\u202D") == "\\u202a\\u202b\\u202c\\u202d");
+  CHECK(for_terminal("\u2066\u2067\u2068\u2069") == "\\u2066\\u2067\\u2068\\u2069");
+  CHECK(for_terminal("\u200E\u200F\u061C") == "\\u200e\\u200f\\u061c");
+  CHECK(for_terminal("a\u2028b\u2029c") == "a\\u2028b\\u2029c");
+  // Neighbours that are not controls pass: U+2027, U+202F, U+2065, U+206A.
+  CHECK(for_terminal("\u2027\u202F\u2065\u206A") == "\u2027\u202F\u2065\u206A");
+}
+
 TEST_CASE("text tables escape their cells and align on the escaped width", "[format][terminal]") {
   roofline::TextTable t({{"op"}, {"n", roofline::TextTable::Align::kRight}});
   t.add_row({"x\x1b[31m", "1"});

@@ -1,7 +1,11 @@
 // The one CSV writer of the library and the CLI (report, hlo and stats
 // tables), with one quoting rule, RFC 4180's: a field holding a comma, a
 // double quote, CR or LF is written in double quotes, with each double quote
-// inside doubled; every other field is written as it is. Empty fields are
+// inside doubled; every other field is written as it is. Before quoting, a
+// field's control and bidirectional characters are made visible as
+// for_terminal() shows them (roofline/format/terminal.hpp: ESC as `\x1b`, a
+// newline as `\x0a`, U+202E as `\u202e`): names come from traces, and a CSV
+// is read in terminals and spreadsheets too. Empty fields are
 // unknown figures (never 0, which would read as a measurement). Lines end in
 // "\n". Which columns each table has is in roofline/report/csv.hpp,
 // documented in docs/json.md.
@@ -15,11 +19,14 @@
 #include <string_view>
 #include <vector>
 
+#include "roofline/format/terminal.hpp"
+
 namespace roofline {
 
 // One field, quoted when RFC 4180 says it must be.
-inline std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+inline std::string csv_field(std::string_view raw) {
+  const std::string s = for_terminal(raw);
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return s;
   std::string out = "\"";
   for (char c : s) {
     if (c == '"') out += '"';

@@ -1,19 +1,24 @@
 // Markdown tables for the md outputs (report, fidelity). A cell's `|`
-// would end the cell and a newline the row, so both are escaped.
+// would end the cell and a newline the row, so both are escaped; control
+// and bidirectional characters (ESC, CR, NUL, BEL, U+202E) are made visible
+// as for_terminal() shows them (roofline/format/terminal.hpp), since
+// Markdown is read as plain text in a terminal as often as rendered.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "roofline/format/terminal.hpp"
+
 namespace roofline {
 
-inline std::string markdown_cell(std::string_view s) {
+inline std::string markdown_cell(std::string_view raw) {
+  const std::string s = for_terminal(raw);
   std::string out;
   out.reserve(s.size());
   for (char c : s) {
     if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
     else out += c;
   }
   return out;

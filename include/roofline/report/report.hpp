@@ -78,6 +78,13 @@ struct OpReport {
   double flop_util = 0;   // achieved FLOP/s / peak of the op's dtype
   double bw_util = 0;     // achieved bytes/s / the bandwidth that timed the op (HBM, or L2 where it fits)
   double lost_s = 0;      // measured - predicted (time lost against the roofline)
+  // Measured below the roofline lower bound (ratio < 1), which no kernel
+  // can do: the trace and the cost disagree (wrong shapes, a clock, a kernel
+  // that does not do the work the op names). Said in `reason`; flop_util
+  // and bw_util are then NaN (unknown, not above 100%), lost_s (negative)
+  // is shown as unknown, and the op is left out of the summary's roofline,
+  // expected and FLOP totals and of MFU.
+  bool below_roofline = false;
   double lost_expected_s = 0;  // measured - expected (time lost against the calibrated expectation)
   // What-if on --target-chip.
   std::optional<double> target_predicted_s;
@@ -110,7 +117,7 @@ struct StepSummary {
   double busy_s = 0;       // op self time inside it
   double predicted_s = 0;  // roofline of the predicted ops inside it
   double model_flops = 0;
-  double mfu = 0;          // model_flops / (measured_s x peak)
+  double mfu = 0;          // model_flops / (measured_s x peak); NaN above 1, as ReportSummary::mfu
 };
 
 // The ops of one HLO module (or one launching framework op for eager
@@ -132,10 +139,16 @@ struct ReportSummary {
   double expected_s = 0;      // sum of their calibrated expected times (the same ops)
   double matched_measured_s = 0;  // measured time of the ops that have a prediction
   double unmatched_s = 0;
+  // Predicted ops measured below their roofline (OpReport::below_roofline),
+  // left out of predicted_s, expected_s, matched_measured_s and the FLOPs.
+  std::int64_t below_roofline_ops = 0;
+  double below_roofline_measured_s = 0;
   double async_measured_s = 0;    // exposed waits of async transfers (-done ops)
   double async_predicted_s = 0;   // roofline of those transfers
   double model_flops = 0;     // our FLOPs over predicted ops, rematerialised ones excluded
   double hardware_flops = 0;  // our FLOPs over predicted ops, all of them
+  // NaN (unknown; a note says why) where the quotient passes 1, which no
+  // run can: FLOPs of ops in another dtype or on overlapping streams.
   double mfu = 0;             // model_flops / (wall_s * peak of the dominant dtype)
   double hfu = 0;             // hardware_flops / (wall_s * the same peak)
   std::string mfu_convention; // says which peak and which time
