@@ -151,9 +151,11 @@ TEST_CASE("identify: NVIDIA and TPU names are never replaced, even when they nam
   CHECK(h800.model == "NVIDIA H800");
   CHECK_FALSE(h800.inferred);
   CHECK(h800.chip == nullptr);
-  const IdentifiedChip tpu = identify_chip({.vendor = "Google", .model = "TPU v3"});
-  CHECK(tpu.model == "TPU v3");
+  // No spec for TPU v2 (docs/chip_spec.md says why); v3 has one.
+  const IdentifiedChip tpu = identify_chip({.vendor = "Google", .model = "TPU v2"});
+  CHECK(tpu.model == "TPU v2");
   CHECK(tpu.chip == nullptr);
+  CHECK(chip_of(identify_chip({.vendor = "Google", .model = "TPU v3"})) == "tpu-v3");
 }
 
 TEST_CASE("identify: names match case-insensitively and not into a longer model number") {

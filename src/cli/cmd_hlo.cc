@@ -108,8 +108,9 @@ Json loop_warnings_json(const HloModulePrediction& mp) {
 // expected total beside it, and the caveats.
 void print_text(const HloModule& module, const HloModulePrediction& mp, const std::vector<const HloPredictionRow*>& rows,
                 const Chip& chip, const ChipCalibration& cal, double expected_total) {
-  std::printf("module %s (%zu instructions, entry %s) on %s\n", std::string(module.name()).c_str(),
-              module.instruction_count(), std::string(module.entry().name).c_str(), chip.name.c_str());
+  // Names come from the file and the spec: shown through for_terminal.
+  std::printf("module %s (%zu instructions, entry %s) on %s\n", for_terminal(module.name()).c_str(),
+              module.instruction_count(), for_terminal(module.entry().name).c_str(), for_terminal(chip.name).c_str());
   using A = TextTable::Align;
   TextTable t({{"instruction"}, {"opcode"}, {"category"}, {"shape"}, {"runs", A::kRight}, {"FLOPs", A::kRight},
                {"HBM bytes", A::kRight}, {"T_math", A::kRight}, {"T_hbm", A::kRight}, {"T_ici", A::kRight},
@@ -141,7 +142,7 @@ void print_text(const HloModule& module, const HloModulePrediction& mp, const st
                 mp.fusion_groups, format_bytes(mp.unfused.hbm_bytes).c_str(), format_seconds(mp.unfused.t_hbm_s).c_str(),
                 format_seconds(mp.unfused.t_lower_s).c_str());
   std::printf("  expected %s (each row through its class's curve; calibration: %s)\n",
-              format_seconds(expected_total).c_str(), cal.origin.c_str());
+              format_seconds(expected_total).c_str(), for_terminal(cal.origin).c_str());
   if (mp.unknown_cost_instructions > 0)
     std::printf("  %d instruction(s) without a cost model (FLOPs unknown; see notes)\n", mp.unknown_cost_instructions);
   if (mp.unknown_trip_count_loops > 0)

@@ -120,6 +120,9 @@ TEST_CASE("hostile strings: no control or bidi character from input reaches any 
   for (const char* f : {"text", "json"}) commands.push_back("chip " + quoted(chip) + " --format " + f);
   commands.push_back("predict matmul --m 1024 --k 1024 --n 1024 --chip " + quoted(chip));
   for (const char* f : {"text", "json", "csv"})
+    commands.push_back("hlo " + roofline::testing::test_data("hlo/matmul.hlo.txt").string() + " --chip " + quoted(chip) +
+                       " --format " + f);
+  for (const char* f : {"text", "json", "csv"})
     commands.push_back("plan --model " + quoted(model) + " --chip " + quoted(chip) +
                        " --chips 8 --batch-tokens 16384 --format " + f);
   for (const std::string& c : commands) {
@@ -134,7 +137,7 @@ TEST_CASE("hostile strings: no control or bidi character from input reaches any 
     if (c.rfind("plan", 0) == 0) {
       if (c.find("csv") == std::string::npos) CHECK(r.out.find("tiny") != std::string::npos);
     }
-    else if (c.rfind("chip", 0) != 0 && c.rfind("predict", 0) != 0)
+    else if (c.rfind("chip", 0) != 0 && c.rfind("predict", 0) != 0 && c.rfind("hlo", 0) != 0)
       CHECK((r.out.find("\\x1b[31mE") != std::string::npos || r.out.find("\\u001b[31mE") != std::string::npos));
   }
   // The partial file itself: JSON escapes all of them too.
