@@ -27,7 +27,7 @@ std::string partial_text(const std::string& path) {
 }  // namespace
 
 TEST_CASE("stats partial check: every partial a read makes reads back") {
-  for (const std::string path :
+  for (const std::string& path :
        {test_data("trace/kineto_small.json").string(), test_data("trace/tsl_tpu_nested.json").string(),
         test_data("trace/jax_cpu8.xplane.pb").string(), test_data("trace/old_kineto_epoch.json").string(),
         test_data("trace/old_kineto_external_is_correlation.json").string(),
