@@ -119,7 +119,8 @@ TEST_CASE("collective plan: an all-reduce with another use, or a slice not by de
   // The slice's offset is a constant: not this device's shard.
   const std::string by_id = "%zero, %off)";
   text.replace(text.find(by_id), by_id.size(), "%zero, %zero)");
-  const HloModulePrediction p = predicted(must_parse(text), "tpu-v5e");
+  const roofline::HloModule m = must_parse(text);  // rows point into it: it outlives them
+  const HloModulePrediction p = predicted(m, "tpu-v5e");
   CHECK(row(p, "ar").cost.collective->kind == CollectiveKind::kAllReduce);
   CHECK(p.collective_rewrites.reduce_scatters == 0);
 }
@@ -212,23 +213,23 @@ TEST_CASE("collective plan: with a mesh each group is timed over the axes it spa
   // The blog's FSDP all-gather: bf16[8192,16384] gathered over a v5e 2x4.
   const double v = 8192.0 * 16384 * 2;
   const roofline::Mesh mesh = laid({{.name = "X", .size = 2}, {.name = "Y", .size = 4}}, "tpu-v5e");
-  const HloModulePrediction all8 =
-      predicted(must_parse(gather_module(8, "mesh['axis_0'=8,'axis_1'=1] {'axis_0'}")), "tpu-v5e", {.mesh = &mesh});
+  // Each module outlives its prediction, whose rows point into it.
+  const roofline::HloModule m8 = must_parse(gather_module(8, "mesh['axis_0'=8,'axis_1'=1] {'axis_0'}"));
+  const HloModulePrediction all8 = predicted(m8, "tpu-v5e", {.mesh = &mesh});
   const double collective_s = roofline::collective_time(mesh, CollectiveKind::kAllGather, 0b11, v).t_ici_s;
   CHECK(row(all8, "ag").prediction.t_ici_s == Approx(collective_s).epsilon(1e-9));
   CHECK(row(all8, "ag").prediction.t_ici_s == Approx(7.0 / 8 * v / kW));
   CHECK(all8.collective_rewrites.mesh_timed == 1);
   // Without a mesh the group of 8 is one ring: the same figure.
-  const HloModulePrediction no_mesh =
-      predicted(must_parse(gather_module(8, "mesh['axis_0'=8,'axis_1'=1] {'axis_0'}")), "tpu-v5e");
+  const HloModulePrediction no_mesh = predicted(m8, "tpu-v5e");
   CHECK(row(no_mesh, "ag").prediction.t_ici_s == Approx(collective_s).epsilon(0.05));
   // Groups {0,1,2,3},{4,5,6,7} are axis Y (minor); {0,4},{1,5},... axis X.
-  const HloModulePrediction y =
-      predicted(must_parse(gather_module(8, "[2,4]<=[8]")), "tpu-v5e", {.mesh = &mesh});
+  const roofline::HloModule my = must_parse(gather_module(8, "[2,4]<=[8]"));
+  const HloModulePrediction y = predicted(my, "tpu-v5e", {.mesh = &mesh});
   CHECK(row(y, "ag").prediction.t_ici_s ==
         Approx(roofline::collective_time(mesh, CollectiveKind::kAllGather, 0b10, v).t_ici_s));
-  const HloModulePrediction x =
-      predicted(must_parse(gather_module(8, "[4,2]<=[2,4]T(1,0)")), "tpu-v5e", {.mesh = &mesh});
+  const roofline::HloModule mx = must_parse(gather_module(8, "[4,2]<=[2,4]T(1,0)"));
+  const HloModulePrediction x = predicted(mx, "tpu-v5e", {.mesh = &mesh});
   CHECK(row(x, "ag").prediction.t_ici_s ==
         Approx(roofline::collective_time(mesh, CollectiveKind::kAllGather, 0b01, v).t_ici_s));
 }
@@ -240,9 +241,10 @@ TEST_CASE("collective plan: a 16x16 v5e mesh splits a whole-pod all-gather over 
   const double v = 8192.0 * 16384 * 2;
   const roofline::Mesh mesh = laid({{.name = "X", .size = 16}, {.name = "Y", .size = 16}}, "tpu-v5e");
   const std::string text = gather_module(256, "[1,256]<=[256]");
-  const HloModulePrediction on_mesh = predicted(must_parse(text), "tpu-v5e", {.mesh = &mesh});
+  const roofline::HloModule m = must_parse(text);  // rows point into it: it outlives them
+  const HloModulePrediction on_mesh = predicted(m, "tpu-v5e", {.mesh = &mesh});
   CHECK(row(on_mesh, "ag").prediction.t_ici_s == Approx(v / (4 * kW)));
-  const HloModulePrediction ring = predicted(must_parse(text), "tpu-v5e");
+  const HloModulePrediction ring = predicted(m, "tpu-v5e");
   CHECK(row(ring, "ag").prediction.t_ici_s == Approx(255.0 / 256 * v / kW));
 }
 
