@@ -7,11 +7,12 @@
 #include <limits>
 
 #include "roofline/detail/cat.hpp"
+#include "src/hlo/int_math.hpp"
 
 namespace roofline {
 namespace {
 
-using Int = __int128;
+using Int = detail::int128;  // -Wpedantic-clean, from int_math.hpp
 
 // Copies and bitcasts hand the counter on unchanged.
 const HloInstruction* strip(const HloInstruction* i) {
