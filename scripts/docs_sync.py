@@ -24,6 +24,8 @@ and this script knows which command makes each block:
                                  --format md: its first two lines and its chip rows
     usage     usage-COMMAND      roofline COMMAND --help, its usage line
                                  wrapped at 100 columns
+    examples  example-NAME       the README's examples: the command line,
+                                 then what it prints (EXAMPLES below)
 
 A block may sit in any page of docs/ or in README.md, once.
 
@@ -154,12 +156,34 @@ def usage_blocks(args):
     return out
 
 
+# The README's examples: name, the command after `roofline`, and the lines
+# of its output to show (a slice: the report's header, not its tables).
+EXAMPLES = [
+    ("example-predict", ["predict", "matmul", "--chip", "tpu-v5e", "--m", "32768", "--k", "8192", "--n", "32768"],
+     slice(None)),
+    ("example-report", ["report", "examples/profiles/tpu_v6e_x4_inference_2.xplane.pb", "--device", "0"],
+     slice(2, 9)),
+]
+
+
+def example_blocks(args):
+    out = {}
+    for name, argv, lines in EXAMPLES:
+        shown = run([args.roofline, *argv]).splitlines()[lines]
+        text = "\n".join(["$ roofline " + " ".join(argv), *shown]).rstrip()
+        if lines.stop is not None:
+            text += "\n..."
+        out[name] = "```console\n" + text + "\n```\n"
+    return out
+
+
 # name: (how its blocks are made, whether it needs ../shared/data/real,
 # the names of the blocks it makes)
 PRODUCERS = {
     "planner": (planner_blocks, False, re.compile(r"published-runs-[a-z-]+")),
     "fidelity": (fidelity_blocks, True, re.compile(r"fidelity-(real|summary|in-sample)")),
     "usage": (usage_blocks, False, re.compile(r"usage-[a-z]+")),
+    "examples": (example_blocks, False, re.compile(r"example-[a-z]+")),
 }
 
 

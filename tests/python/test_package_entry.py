@@ -34,11 +34,11 @@ def test_unknown_attribute_is_an_attribute_error():
 
 
 def readme_python(repo):
-    """The README's Python block under '## From Python'."""
+    """The README's Python block under its heading 'From Python'."""
     text = (repo / "README.md").read_text()
-    section = text.split("\n## From Python", 1)[1]
+    section = re.split(r"\n#+ From Python\n", text, maxsplit=1)[1]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    assert blocks, "README.md: no ```python block under '## From Python'"
+    assert blocks, "README.md: no ```python block under 'From Python'"
     return blocks[0]
 
 
