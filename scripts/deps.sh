@@ -2,11 +2,13 @@
 # Installs the Debian packages roofline needs, when missing. As root it runs
 # apt-get; otherwise it prints the exact apt-get line and fails.
 # libprotobuf-dev and protobuf-compiler serve bench/trace_bench only;
-# python3-dev, python3-venv and python3-pip the Python package (pip install .).
+# python3-dev, python3-venv and python3-pip the Python package (pip install .);
+# ccache lets scripts/test.sh compile the library once for the wheel and the
+# Release build.
 set -euo pipefail
 packages=(cmake g++ make libeigen3-dev nlohmann-json3-dev libabsl-dev catch2
           libbenchmark-dev zlib1g-dev libprotobuf-dev protobuf-compiler
-          libsimdjson-dev clang libclang-rt-14-dev python3-dev python3-venv python3-pip)
+          libsimdjson-dev clang libclang-rt-14-dev python3-dev python3-venv python3-pip ccache)
 if [ "${ROOFLINE_WITH_CHROMIUM:-0}" = 1 ]; then packages+=(chromium); fi
 missing=()
 for p in "${packages[@]}"; do

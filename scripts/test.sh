@@ -14,6 +14,12 @@
 #              summary closes the output
 # ROOFLINE_SKIP_VENV=1, ROOFLINE_SKIP_FUZZ=1, ROOFLINE_SKIP_SANITIZE=1 and
 # ROOFLINE_SKIP_WHEEL=1 leave a stage out (for a quick local run).
+#
+# The wheel and the Release build compile the same library with the same
+# g++ flags: through ccache (when installed), the second finds the first's
+# objects. Their build folders sit at the same depth (build-test,
+# build-whl), so the paths ccache hashes, made relative to the checkout,
+# match. ROOFLINE_TEST_CCACHE=0 turns it off.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 timings=()
@@ -45,6 +51,12 @@ release() {
 }
 
 stage deps env ROOFLINE_WITH_CHROMIUM=1 "$root/scripts/deps.sh"
+if [ "${ROOFLINE_TEST_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR="$root"   # CMake reads the launcher from the environment
+  export SKBUILD_BUILD_DIR="$root/build-whl"                         # scikit-build-core's build folder for the wheel
+  export CMAKE_ARGS="-DROOFLINE_WERROR=ON"                           # the Release build's flags
+  ccache -z >/dev/null
+fi
 if [ "${ROOFLINE_SKIP_VENV:-0}" != 1 ]; then stage venv venv; fi
 # One instrumented library for the sanitize and fuzz stages.
 sanitize_build="${ROOFLINE_SANITIZE_BUILD_DIR:-$root/build-asan}"
@@ -61,4 +73,7 @@ elif [ "${ROOFLINE_SKIP_FUZZ:-0}" != 1 ]; then
 fi
 if [ "${ROOFLINE_SKIP_WHEEL:-0}" != 1 ]; then stage wheel "$root/scripts/python_package.sh" "$build/wheel"; fi
 stage release release
+if [ -n "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]; then
+  ccache -s | grep -E 'Hits|Misses' | sed 's/^/test.sh: ccache /' || true
+fi
 echo "test.sh: stage times: ${timings[*]/%/;} total $SECONDS s"
