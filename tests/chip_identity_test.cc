@@ -140,6 +140,44 @@ TEST_CASE("identify: the capability signatures, memory telling parts of one die 
   }
 }
 
+TEST_CASE("identify: the names profilers print for issue 39's chips denote them") {
+  // Names, compute capabilities, SM/CU counts and memory totals as public
+  // outputs print them (each spec's sources cite where): nvidia-smi and
+  // torch.cuda.get_device_properties for NVIDIA, rocminfo's marketing name
+  // for AMD. Memory in bytes: nvidia-smi's MiB totals, ROCm's GiB.
+  struct Case {
+    const char* vendor;
+    const char* model;
+    int cc_major, cc_minor, cores;
+    double memory_bytes;
+    const char* chip;
+  };
+  const Case cases[] = {
+      {"Nvidia", "NVIDIA L4", 8, 9, 58, 23034 * 1048576.0, "l4"},              // modal-client PR #2797
+      {"Nvidia", "NVIDIA L40S", 8, 9, 142, 46068 * 1048576.0, "l40s"},         // provider-configs PR #99
+      {"Nvidia", "NVIDIA GeForce RTX 4090", 8, 9, 128, 24564 * 1048576.0, "rtx-4090"},  // RLinf issue #255
+  };
+  for (const Case& c : cases) {
+    INFO(c.model);
+    DeviceIdentity d{.vendor = c.vendor, .model = c.model, .memory_bytes = c.memory_bytes};
+    d.compute_capability_major = c.cc_major;
+    d.compute_capability_minor = c.cc_minor;
+    if (c.cores > 0) d.core_count = c.cores;
+    const IdentifiedChip id = identify_chip(d);
+    CHECK(id.model == c.model);
+    CHECK_FALSE(id.inferred);
+    CHECK(id.warning.empty());
+    CHECK(chip_of(id) == c.chip);
+    // The reported memory fits the spec's: what the driver reports is what
+    // the spec holds (hbm_bytes), to ROCm's unrounded GiB for the AMD parts.
+    REQUIRE(id.chip != nullptr);
+    CHECK(id.chip->hbm_bytes == c.memory_bytes);
+    if (c.cores > 0 && id.chip->compute_units > 0) CHECK(id.chip->compute_units == c.cores);
+  }
+  // A laptop GPU takes no desktop spec whose name its own contains.
+  CHECK(chip_of(identify_chip({.vendor = "Nvidia", .model = "NVIDIA GeForce RTX 4090 Laptop GPU"})) == "(none)");
+}
+
 TEST_CASE("identify: NVIDIA and TPU names are never replaced, even when they name no chip") {
   // An H800 has an H100's cc and SM count; its name is specific and stays.
   const IdentifiedChip h800 = identify_chip({.vendor = "Nvidia",
