@@ -153,7 +153,9 @@ TEST_CASE("identify: the names profilers print for issue 39's chips denote them"
     const char* chip;
   };
   const Case cases[] = {
+      {"Nvidia", "Tesla T4", 7, 5, 40, 15360 * 1048576.0, "t4"},                // Colab torch output
       {"Nvidia", "NVIDIA L4", 8, 9, 58, 23034 * 1048576.0, "l4"},              // modal-client PR #2797
+      {"Nvidia", "NVIDIA A10G", 8, 6, 80, 23028 * 1048576.0, "a10g"},          // NVIDIA/DCGM issue #232
       {"Nvidia", "NVIDIA L40S", 8, 9, 142, 46068 * 1048576.0, "l40s"},         // provider-configs PR #99
       {"Nvidia", "NVIDIA GeForce RTX 4090", 8, 9, 128, 24564 * 1048576.0, "rtx-4090"},  // RLinf issue #255
   };

@@ -30,7 +30,7 @@ const std::set<std::string> kRequiredChips = [] {
   std::set<std::string> all = kIssue2Chips;
   all.insert({"v100-sxm2", "mi250", "a100-sxm-40gb"});
   // Issue 39: the chips notebook and cloud users profile on.
-  all.insert({"l4", "l40s", "rtx-4090"});
+  all.insert({"l4", "l40s", "rtx-4090", "t4", "a10g"});
   return all;
 }();
 
@@ -145,9 +145,12 @@ TEST_CASE("chip: profiler device names map to chips") {
   // and rocminfo print (each file's sources quote where): one part's name is
   // never another's, though "NVIDIA L4" starts "NVIDIA L40S", "NVIDIA
   // GB200" ends in "B200" and "NVIDIA GH200" ends in "H200".
+  CHECK(name_of("Tesla T4") == "t4");
   CHECK(name_of("NVIDIA L4") == "l4");
   CHECK(name_of("NVIDIA L40S") == "l40s");
   CHECK(name_of("NVIDIA L40") == "none");  // the L40 (no FP8 rates) has no spec
+  CHECK(name_of("NVIDIA A10G") == "a10g");
+  CHECK(name_of("NVIDIA A10") == "none");  // the A10's tensor peaks are not the A10G's
   CHECK(name_of("NVIDIA GeForce RTX 4090") == "rtx-4090");
   // The laptop part of that name is a smaller chip: a reported
   // laptop GPU takes no desktop spec (ollama/ollama issue #10393's nvidia-smi).
