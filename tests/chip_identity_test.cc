@@ -158,6 +158,10 @@ TEST_CASE("identify: the names profilers print for issue 39's chips denote them"
       {"Nvidia", "NVIDIA A10G", 8, 6, 80, 23028 * 1048576.0, "a10g"},          // NVIDIA/DCGM issue #232
       {"Nvidia", "NVIDIA L40S", 8, 9, 142, 46068 * 1048576.0, "l40s"},         // provider-configs PR #99
       {"Nvidia", "NVIDIA GeForce RTX 4090", 8, 9, 128, 24564 * 1048576.0, "rtx-4090"},  // RLinf issue #255
+      {"Nvidia", "NVIDIA GH200 480GB", 9, 0, 132, 97871 * 1048576.0, "gh200"},  // CoreWeave gd-1xgh200
+      {"Nvidia", "NVIDIA GH200 120GB", 9, 0, 132, 97871 * 1048576.0, "gh200"},  // quad-GH200 node
+      {"Nvidia", "NVIDIA GB200", 10, 0, 0, 189471 * 1048576.0, "gb200"},       // sglang issue #11208
+      {"Nvidia", "NVIDIA B300 SXM6 AC", 10, 3, 148, 275040 * 1048576.0, "b300"},
   };
   for (const Case& c : cases) {
     INFO(c.model);

@@ -30,7 +30,7 @@ const std::set<std::string> kRequiredChips = [] {
   std::set<std::string> all = kIssue2Chips;
   all.insert({"v100-sxm2", "mi250", "a100-sxm-40gb"});
   // Issue 39: the chips notebook and cloud users profile on.
-  all.insert({"l4", "l40s", "rtx-4090", "t4", "a10g"});
+  all.insert({"l4", "l40s", "rtx-4090", "t4", "a10g", "gh200", "gb200", "b300"});
   return all;
 }();
 
@@ -155,6 +155,13 @@ TEST_CASE("chip: profiler device names map to chips") {
   // The laptop part of that name is a smaller chip: a reported
   // laptop GPU takes no desktop spec (ollama/ollama issue #10393's nvidia-smi).
   CHECK(name_of("NVIDIA GeForce RTX 4090 Laptop GPU") == "none");
+  CHECK(name_of("NVIDIA GH200 480GB") == "gh200");
+  CHECK(name_of("NVIDIA GH200 120GB") == "gh200");
+  CHECK(name_of("GH200 120GB") == "gh200");
+  CHECK(name_of("NVIDIA GH200 144G HBM3e") == "none");  // the 144 GB HBM3e part has no spec
+  CHECK(name_of("NVIDIA GB200") == "gb200");
+  CHECK(name_of("NVIDIA B300 SXM6 AC") == "b300");
+  CHECK(name_of("NVIDIA GB300") == "none");
 }
 
 TEST_CASE("chip: V100 has fp16 tensor cores but no bf16 or int8 rate") {
