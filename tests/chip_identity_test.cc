@@ -119,7 +119,7 @@ TEST_CASE("identify: the capability signatures, memory telling parts of one die 
       {"Nvidia", 9, 0, 132, 141, "NVIDIA H200", "h200"},
       {"NVIDIA Corporation", 10, 0, 148, 180, "NVIDIA B200", "b200"},
       {"", 9, 0, 132, 80, "NVIDIA H100 80GB HBM3", "h100-sxm"},  // no vendor: CUPTI, NVIDIA
-      {"AMD", 9, 4, 304, 256, "AMD Instinct MI325X", "(none)"},   // no MI325X spec yet
+      {"AMD", 9, 4, 304, 256, "AMD Instinct MI325X", "mi325x"},   // 256 GiB HBM3E
       {"AMD", 9, 4, 228, 128, "AMD Instinct MI300A", "(none)"},
       {"AMD", 9, 0, 104, 64, "AMD Instinct MI250", "mi250"},
       {"AMD", 9, 0, 110, 64, "", "(none)"},     // MI250X GCD
@@ -162,6 +162,8 @@ TEST_CASE("identify: the names profilers print for issue 39's chips denote them"
       {"Nvidia", "NVIDIA GH200 120GB", 9, 0, 132, 97871 * 1048576.0, "gh200"},  // quad-GH200 node
       {"Nvidia", "NVIDIA GB200", 10, 0, 0, 189471 * 1048576.0, "gb200"},       // sglang issue #11208
       {"Nvidia", "NVIDIA B300 SXM6 AC", 10, 3, 148, 275040 * 1048576.0, "b300"},
+      {"AMD", "AMD Instinct MI325X", 9, 4, 304, 256 * kGiB, "mi325x"},          // rocminfo Marketing Name
+      {"AMD", "AMD Instinct MI355X", 9, 5, 256, 288 * kGiB, "mi355x"},
   };
   for (const Case& c : cases) {
     INFO(c.model);
@@ -180,6 +182,12 @@ TEST_CASE("identify: the names profilers print for issue 39's chips denote them"
     CHECK(id.chip->hbm_bytes == c.memory_bytes);
     if (c.cores > 0 && id.chip->compute_units > 0) CHECK(id.chip->compute_units == c.cores);
   }
+  // A gfx950 with 256 CUs is an MI350X or an MI355X (same die, other
+  // clocks): the capabilities alone decide nothing.
+  const IdentifiedChip gfx950 = identify_chip(
+      {.vendor = "AMD", .compute_capability_major = 9, .compute_capability_minor = 5, .core_count = 256});
+  CHECK(gfx950.model.empty());
+  CHECK(gfx950.chip == nullptr);
   // A laptop GPU takes no desktop spec whose name its own contains.
   CHECK(chip_of(identify_chip({.vendor = "Nvidia", .model = "NVIDIA GeForce RTX 4090 Laptop GPU"})) == "(none)");
 }

@@ -30,7 +30,7 @@ const std::set<std::string> kRequiredChips = [] {
   std::set<std::string> all = kIssue2Chips;
   all.insert({"v100-sxm2", "mi250", "a100-sxm-40gb"});
   // Issue 39: the chips notebook and cloud users profile on.
-  all.insert({"l4", "l40s", "rtx-4090", "t4", "a10g", "gh200", "gb200", "b300"});
+  all.insert({"l4", "l40s", "rtx-4090", "t4", "a10g", "gh200", "gb200", "b300", "mi325x", "mi355x"});
   return all;
 }();
 
@@ -162,6 +162,9 @@ TEST_CASE("chip: profiler device names map to chips") {
   CHECK(name_of("NVIDIA GB200") == "gb200");
   CHECK(name_of("NVIDIA B300 SXM6 AC") == "b300");
   CHECK(name_of("NVIDIA GB300") == "none");
+  CHECK(name_of("AMD Instinct MI325X") == "mi325x");
+  CHECK(name_of("AMD Instinct MI355X") == "mi355x");
+  CHECK(name_of("AMD Instinct MI350X") == "none");  // same die as the MI355X, lower clocks
 }
 
 TEST_CASE("chip: V100 has fp16 tensor cores but no bf16 or int8 rate") {
