@@ -105,7 +105,7 @@ std::string collective_text(const CollectiveQuery& q, const CollectiveTime& t, c
 
 std::string sharded_matmul_text(const ShardedMatmulQuery& q, const ShardedMatmul& r, const Chip& chip,
                                 const ChipCalibration& cal) {
-  std::string out = q.expression + " on " + for_terminal(chip.name) + ", mesh " + for_terminal(q.mesh_spec) + ", " +
+  std::string out = for_terminal(q.expression) + " on " + for_terminal(chip.name) + ", mesh " + for_terminal(q.mesh_spec) + ", " +
                     std::string(dtype_name(q.dtype)) + "\n";
   out += "  layout: " + describe_layout(*q.mesh) + "\n";
   for (int c : r.cases) out += "  " + case_description(c) + "\n";
