@@ -17,9 +17,9 @@
 #include "roofline/format/units.hpp"
 #include "roofline/report/csv.hpp"
 #include "roofline/report/json.hpp"
-#include "roofline/trace/op_stats.hpp"
+#include "roofline/measure/op_stats.hpp"
 #include "roofline/trace/read.hpp"
-#include "roofline/trace/stats_partial.hpp"
+#include "roofline/measure/stats_partial.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/read_limits.hpp"
 
@@ -65,7 +65,7 @@ std::string device_label(const Trace& t, std::size_t device) {
   return d.host.empty() ? d.name : cat(d.host, ":", d.name);
 }
 
-// Stragglers and collective waits (roofline/trace/skew.hpp): the steps with
+// Stragglers and collective waits (roofline/measure/skew.hpp): the steps with
 // the largest skew, the collectives with the most wait, and per device its
 // wait. Cells go through TextTable, which escapes names from traces.
 void print_across_devices(const Trace& t, const TraceStats& s) {
