@@ -27,6 +27,7 @@
 #include "roofline/report/csv.hpp"
 #include "roofline/report/json.hpp"
 #include "roofline/report/render.hpp"
+#include "roofline/report/stats_text.hpp"
 #include "roofline/trace/read.hpp"
 
 namespace nb = nanobind;
@@ -170,6 +171,12 @@ void bind_trace(nb::module_& m) {
             return text(to_csv(s.stats, ops_limit(s.stats, top)));
           },
           "top"_a = nb::none(), "As `roofline stats --format csv` prints it.")
+      .def(
+          "to_text",
+          [](const TraceStatsRead& s, std::optional<std::size_t> top) {
+            return text(render_stats_text(s.trace, s.stats, ops_limit(s.stats, top)));
+          },
+          "top"_a = nb::none(), "As `roofline stats` prints it (every op listed, or the first `top`).")
       .def(
           "json_value",
           [](const TraceStatsRead& s) { return to_python(to_json(s.trace, s.stats, s.stats.ops.size())); },
