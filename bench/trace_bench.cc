@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "roofline/trace/read.hpp"
-#include "src/trace/xplane_assembler.hpp"
+#include "src/trace/xplane/xplane_assembler.hpp"
 #include "tests/trace/xspace_writer.hpp"
 #include "xplane_bench.pb.h"
 #ifdef ROOFLINE_BENCH_SIMDJSON

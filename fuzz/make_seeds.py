@@ -20,7 +20,7 @@ Seeds give libFuzzer a start on each path a real trace takes:
                           idle gaps: host events in gaps, out of them, out
                           of order, with a device_ordinal stat, naming an
                           op the TPU names too (the statistics' two partial
-                          reads, src/trace/stats_file_read.cc).
+                          reads, src/measure/stats_file_read.cc).
 Field numbers follow xplane.proto, as tests/trace/xspace_writer.hpp does.
 The bombs stay small on purpose: libFuzzer's -max_len becomes the largest
 seed, and inflate output is at most about 1000 times its input.

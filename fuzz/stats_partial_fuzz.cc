@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "roofline/trace/stats_partial.hpp"
+#include "roofline/measure/stats_partial.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto m = roofline::merge_partials(std::vector{*p, other});
   const roofline::TraceStats s = roofline::finish_stats(m.ok() ? *m : *p);
   (void)roofline::trace_outline(m.ok() ? *m : *p);
-  // The reader's tolerance (src/trace/stats_partial_check.cc) is a relative
+  // The reader's tolerance (src/measure/stats_partial_check.cc) is a relative
   // 1e-6; these bounds allow it.
   auto check = [](bool ok) {
     if (!ok) __builtin_trap();

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "roofline/trace/op_stats.hpp"
+#include "roofline/measure/op_stats.hpp"
 #include "roofline/trace/read.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

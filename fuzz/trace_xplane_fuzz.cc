@@ -13,13 +13,13 @@
 #include <string>
 #include <string_view>
 
-#include "roofline/match/measured.hpp"
+#include "roofline/measure/measured.hpp"
+#include "roofline/measure/op_stats.hpp"
+#include "roofline/measure/stats_partial.hpp"
 #include "roofline/report/json.hpp"
-#include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
-#include "roofline/trace/stats_partial.hpp"
-#include "src/trace/stats_file_read.hpp"
-#include "src/trace/xplane_decode.hpp"
+#include "src/measure/stats_file_read.hpp"
+#include "src/trace/xplane/xplane_decode.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // The CLI's defaults (read.hpp): the limits a user meets. Inflate output

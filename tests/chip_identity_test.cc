@@ -119,7 +119,7 @@ TEST_CASE("identify: the capability signatures, memory telling parts of one die 
       {"Nvidia", 9, 0, 132, 141, "NVIDIA H200", "h200"},
       {"NVIDIA Corporation", 10, 0, 148, 180, "NVIDIA B200", "b200"},
       {"", 9, 0, 132, 80, "NVIDIA H100 80GB HBM3", "h100-sxm"},  // no vendor: CUPTI, NVIDIA
-      {"AMD", 9, 4, 304, 256, "AMD Instinct MI325X", "(none)"},   // no MI325X spec yet
+      {"AMD", 9, 4, 304, 256, "AMD Instinct MI325X", "mi325x"},   // 256 GiB HBM3E
       {"AMD", 9, 4, 228, 128, "AMD Instinct MI300A", "(none)"},
       {"AMD", 9, 0, 104, 64, "AMD Instinct MI250", "mi250"},
       {"AMD", 9, 0, 110, 64, "", "(none)"},     // MI250X GCD
@@ -138,6 +138,58 @@ TEST_CASE("identify: the capability signatures, memory telling parts of one die 
     CHECK(id.inferred == !std::string(c.model).empty());
     CHECK(chip_of(id) == c.chip);
   }
+}
+
+TEST_CASE("identify: the names profilers print for issue 39's chips denote them") {
+  // Names, compute capabilities, SM/CU counts and memory totals as public
+  // outputs print them (each spec's sources cite where): nvidia-smi and
+  // torch.cuda.get_device_properties for NVIDIA, rocminfo's marketing name
+  // for AMD. Memory in bytes: nvidia-smi's MiB totals, ROCm's GiB.
+  struct Case {
+    const char* vendor;
+    const char* model;
+    int cc_major, cc_minor, cores;
+    double memory_bytes;
+    const char* chip;
+  };
+  const Case cases[] = {
+      {"Nvidia", "Tesla T4", 7, 5, 40, 15360 * 1048576.0, "t4"},                // Colab torch output
+      {"Nvidia", "NVIDIA L4", 8, 9, 58, 23034 * 1048576.0, "l4"},              // modal-client PR #2797
+      {"Nvidia", "NVIDIA A10G", 8, 6, 80, 23028 * 1048576.0, "a10g"},          // NVIDIA/DCGM issue #232
+      {"Nvidia", "NVIDIA L40S", 8, 9, 142, 46068 * 1048576.0, "l40s"},         // provider-configs PR #99
+      {"Nvidia", "NVIDIA GeForce RTX 4090", 8, 9, 128, 24564 * 1048576.0, "rtx-4090"},  // RLinf issue #255
+      {"Nvidia", "NVIDIA GH200 480GB", 9, 0, 132, 97871 * 1048576.0, "gh200"},  // CoreWeave gd-1xgh200
+      {"Nvidia", "NVIDIA GH200 120GB", 9, 0, 132, 97871 * 1048576.0, "gh200"},  // quad-GH200 node
+      {"Nvidia", "NVIDIA GB200", 10, 0, 0, 189471 * 1048576.0, "gb200"},       // sglang issue #11208
+      {"Nvidia", "NVIDIA B300 SXM6 AC", 10, 3, 148, 275040 * 1048576.0, "b300"},
+      {"AMD", "AMD Instinct MI325X", 9, 4, 304, 256 * kGiB, "mi325x"},          // rocminfo Marketing Name
+      {"AMD", "AMD Instinct MI355X", 9, 5, 256, 288 * kGiB, "mi355x"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.model);
+    DeviceIdentity d{.vendor = c.vendor, .model = c.model, .memory_bytes = c.memory_bytes};
+    d.compute_capability_major = c.cc_major;
+    d.compute_capability_minor = c.cc_minor;
+    if (c.cores > 0) d.core_count = c.cores;
+    const IdentifiedChip id = identify_chip(d);
+    CHECK(id.model == c.model);
+    CHECK_FALSE(id.inferred);
+    CHECK(id.warning.empty());
+    CHECK(chip_of(id) == c.chip);
+    // The reported memory fits the spec's: what the driver reports is what
+    // the spec holds (hbm_bytes), to ROCm's unrounded GiB for the AMD parts.
+    REQUIRE(id.chip != nullptr);
+    CHECK(id.chip->hbm_bytes == c.memory_bytes);
+    if (c.cores > 0 && id.chip->compute_units > 0) CHECK(id.chip->compute_units == c.cores);
+  }
+  // A gfx950 with 256 CUs is an MI350X or an MI355X (same die, other
+  // clocks): the capabilities alone decide nothing.
+  const IdentifiedChip gfx950 = identify_chip(
+      {.vendor = "AMD", .compute_capability_major = 9, .compute_capability_minor = 5, .core_count = 256});
+  CHECK(gfx950.model.empty());
+  CHECK(gfx950.chip == nullptr);
+  // A laptop GPU takes no desktop spec whose name its own contains.
+  CHECK(chip_of(identify_chip({.vendor = "Nvidia", .model = "NVIDIA GeForce RTX 4090 Laptop GPU"})) == "(none)");
 }
 
 TEST_CASE("identify: NVIDIA and TPU names are never replaced, even when they name no chip") {

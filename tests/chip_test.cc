@@ -29,6 +29,8 @@ const std::set<std::string> kIssue2Chips = {
 const std::set<std::string> kRequiredChips = [] {
   std::set<std::string> all = kIssue2Chips;
   all.insert({"v100-sxm2", "mi250", "a100-sxm-40gb"});
+  // Issue 39: the chips notebook and cloud users profile on.
+  all.insert({"l4", "l40s", "rtx-4090", "t4", "a10g", "gh200", "gb200", "b300", "mi325x", "mi355x"});
   return all;
 }();
 
@@ -139,6 +141,30 @@ TEST_CASE("chip: profiler device names map to chips") {
   CHECK(name_of("AMD Instinct MI250X / MI250") == "none");
   CHECK(name_of("TPU v5") == "tpu-v5p");
   CHECK(name_of("TPU v5 lite") == "tpu-v5e");
+  // Issue 39's chips, by the names nvidia-smi, torch.cuda.get_device_name
+  // and rocminfo print (each file's sources quote where): one part's name is
+  // never another's, though "NVIDIA L4" starts "NVIDIA L40S", "NVIDIA
+  // GB200" ends in "B200" and "NVIDIA GH200" ends in "H200".
+  CHECK(name_of("Tesla T4") == "t4");
+  CHECK(name_of("NVIDIA L4") == "l4");
+  CHECK(name_of("NVIDIA L40S") == "l40s");
+  CHECK(name_of("NVIDIA L40") == "none");  // the L40 (no FP8 rates) has no spec
+  CHECK(name_of("NVIDIA A10G") == "a10g");
+  CHECK(name_of("NVIDIA A10") == "none");  // the A10's tensor peaks are not the A10G's
+  CHECK(name_of("NVIDIA GeForce RTX 4090") == "rtx-4090");
+  // The laptop part of that name is a smaller chip: a reported
+  // laptop GPU takes no desktop spec (ollama/ollama issue #10393's nvidia-smi).
+  CHECK(name_of("NVIDIA GeForce RTX 4090 Laptop GPU") == "none");
+  CHECK(name_of("NVIDIA GH200 480GB") == "gh200");
+  CHECK(name_of("NVIDIA GH200 120GB") == "gh200");
+  CHECK(name_of("GH200 120GB") == "gh200");
+  CHECK(name_of("NVIDIA GH200 144G HBM3e") == "none");  // the 144 GB HBM3e part has no spec
+  CHECK(name_of("NVIDIA GB200") == "gb200");
+  CHECK(name_of("NVIDIA B300 SXM6 AC") == "b300");
+  CHECK(name_of("NVIDIA GB300") == "none");
+  CHECK(name_of("AMD Instinct MI325X") == "mi325x");
+  CHECK(name_of("AMD Instinct MI355X") == "mi355x");
+  CHECK(name_of("AMD Instinct MI350X") == "none");  // same die as the MI355X, lower clocks
 }
 
 TEST_CASE("chip: V100 has fp16 tensor cores but no bf16 or int8 rate") {
@@ -174,6 +200,7 @@ TEST_CASE("chip: JSON round-trips") {
   for (const Chip& c : roofline::embedded_chips()) {
     INFO(c.name);
     absl::StatusOr<Chip> back = roofline::parse_chip(roofline::chip_to_json(c), c.name);
+    INFO(back.status().ToString());
     REQUIRE(back.ok());
     CHECK(back->peak_flops_per_s == c.peak_flops_per_s);
     CHECK(back->hbm_bytes_per_s == c.hbm_bytes_per_s);

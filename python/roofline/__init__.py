@@ -27,6 +27,7 @@ from roofline._core import (  # noqa: F401
     chips,
     hlo,
     predict,
+    render_prediction,
 )
 from roofline._core import (  # noqa: F401  planning: ops on meshes, plan, calibration
     Calibration,

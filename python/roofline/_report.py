@@ -273,6 +273,11 @@ class Stats:
     def to_csv(self, top: Optional[int] = None) -> str:
         return self._core.to_csv(top)
 
+    def to_text(self, top: Optional[int] = 20) -> str:
+        """Exactly what `roofline stats TRACE [--top TOP]` prints (20 ops by
+        default, as there; None: every op)."""
+        return self._core.to_text(top)
+
     def to_pandas(self):
         """The ops as a pandas DataFrame, one row per op."""
         first = ("module", "name", "kernel", "category", "count", "total_s", "median_s", "share")

@@ -1,5 +1,8 @@
 // hlo(source, chip): the roofline of every instruction of an HLO module (HLO
-// text or HloProto), as `roofline hlo` prints it, in execution order.
+// text or HloProto), as `roofline hlo` prints it, in execution order; its
+// to_text(), to_json() and to_csv() return what the CLI prints
+// (roofline/report/hlo.hpp).
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,10 +13,12 @@
 
 #include "python/src/bindings.hpp"
 #include "python/src/status.hpp"
+#include "python/src/trace_values.hpp"
 #include "roofline/hlo/predict.hpp"
 #include "roofline/hlo/reader.hpp"
 #include "roofline/hlo/shape.hpp"
 #include "roofline/report/expected.hpp"
+#include "roofline/report/hlo.hpp"
 #include "roofline/report/hlo_rows.hpp"
 #include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/mesh.hpp"
@@ -48,7 +53,21 @@ struct HloLoopWarningRow {
   std::string reason;
 };
 
+// What the renderers read, kept with the result: the module (the
+// prediction's rows point into it), its prediction, the chip, the
+// calibration and the mesh it was predicted with.
+struct HloRendering {
+  HloModule module;
+  HloModulePrediction prediction;
+  Chip chip;
+  ChipCalibration calibration;
+  std::optional<Mesh> mesh;
+
+  HloRenderOptions options(std::size_t top) const { return {.top = top, .mesh = mesh ? &*mesh : nullptr}; }
+};
+
 struct HloResult {
+  std::shared_ptr<const HloRendering> rendering;
   std::string module;
   std::string chip;
   std::string calibration;  // where the expected times come from
@@ -64,9 +83,15 @@ struct HloResult {
   HloCollectiveRewriteCounts collective_rewrites;
 };
 
-HloResult hlo_result(const HloModule& module, const Chip& chip, const ChipCalibration& cal, const Mesh* mesh) {
-  const HloModulePrediction mp = value(predict(module, chip, HloCollectiveOptions{.mesh = mesh}));
-  HloResult out{.module = std::string(module.name()),
+HloResult hlo_result(HloModule source, const Chip& chip, const ChipCalibration& cal, std::optional<Mesh> on_mesh) {
+  auto rendering = std::make_shared<HloRendering>(HloRendering{
+      .module = std::move(source), .prediction = {}, .chip = chip, .calibration = cal, .mesh = std::move(on_mesh)});
+  const HloModule& module = rendering->module;
+  const Mesh* mesh = rendering->mesh ? &*rendering->mesh : nullptr;
+  rendering->prediction = value(predict(module, chip, HloCollectiveOptions{.mesh = mesh}));
+  const HloModulePrediction& mp = rendering->prediction;
+  HloResult out{.rendering = rendering,
+                .module = std::string(module.name()),
                 .chip = chip.name,
                 .calibration = cal.origin,
                 .rows = {},
@@ -173,18 +198,42 @@ void bind_hlo(nb::module_& m) {
             return d;
           },
           "What the collective plan did: all-reduces costed as reduce-scatters, all-reduces combined (and into "
-          "how many), collectives timed over mesh axes.");
+          "how many), collectives timed over mesh axes.")
+      // The CLI's outputs, byte for byte: `roofline hlo FILE --chip C [--top N] --format text|json|csv`.
+      .def(
+          "to_text",
+          [](const HloResult& r, std::size_t top) {
+            const HloRendering& h = *r.rendering;
+            return text(hlo_text(h.module, h.prediction, h.chip, h.calibration, h.options(top)));
+          },
+          "top"_a = 0,
+          "The table `roofline hlo` prints: every instruction (the `top` slowest; 0: all), slowest first, the "
+          "module total, the expected total and the caveats.")
+      .def(
+          "to_json",
+          [](const HloResult& r, std::size_t top) {
+            const HloRendering& h = *r.rendering;
+            return text(hlo_json(h.module, h.prediction, h.chip, h.calibration, h.options(top)).dump() + "\n");
+          },
+          "top"_a = 0, "The JSON document `roofline hlo --format json` prints (docs/json.md).")
+      .def(
+          "to_csv",
+          [](const HloResult& r, std::size_t top) {
+            const HloRendering& h = *r.rendering;
+            return text(hlo_csv(h.prediction, h.chip, h.calibration, h.options(top)));
+          },
+          "top"_a = 0, "One CSV row per instruction, slowest first, as `roofline hlo --format csv` prints.");
 
   m.def(
       "hlo",
       [](const nb::handle& source, const Chip& chip, const nb::object& calibration, const nb::object& mesh) {
-        const HloModule module = read_source(source);
+        HloModule module = read_source(source);
         std::optional<Mesh> m;
         if (!mesh.is_none()) {
           m = nb::cast<Mesh>(mesh);
           check(check_mesh_chip(*m, chip));
         }
-        return hlo_result(module, chip, calibration_for(chip, calibration), m ? &*m : nullptr);
+        return hlo_result(std::move(module), chip, calibration_for(chip, calibration), std::move(m));
       },
       "source"_a, "chip"_a, "calibration"_a = nb::none(), "mesh"_a = nb::none(),
       "The roofline of every instruction of an HLO module: `source` is a path (HLO text or HloProto), HLO "

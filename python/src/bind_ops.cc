@@ -17,10 +17,13 @@
 
 #include "python/src/bindings.hpp"
 #include "python/src/status.hpp"
+#include "python/src/trace_values.hpp"
 #include "roofline/collectives/collective_kind.hpp"
 #include "roofline/ops/elementwise.hpp"
 #include "roofline/ops/matmul.hpp"
+#include "roofline/ops/validate.hpp"
 #include "roofline/report/expected.hpp"
+#include "roofline/report/prediction.hpp"
 #include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/mesh.hpp"
 #include "roofline/sharding/mesh_collective.hpp"
@@ -169,6 +172,44 @@ double expected_of(const nb::handle& what, const Chip& chip, const nb::object& c
                            "'; known: matmul, memory, collective, host link").c_str());
   }
   throw nb::type_error("expected: expected an op (Matmul, Elementwise, Collective, ShardedMatmul) or its prediction");
+}
+
+// What `roofline predict` prints for `op` (roofline/report/prediction.hpp),
+// as text or JSON; the mesh as Mesh.text writes it.
+nb::object render_prediction(const nb::handle& op, const Chip& chip, const nb::object& calibration,
+                             const std::string& format) {
+  if (format != "text" && format != "json")
+    throw nb::value_error(("render_prediction: format: expected 'text' or 'json', got '" + format + "'").c_str());
+  const bool json = format == "json";
+  const ChipCalibration cal = calibration_for(chip, calibration);
+  std::string out;
+  if (nb::isinstance<Matmul>(op)) {
+    const Matmul& mm = nb::cast<const Matmul&>(op);
+    check(validate(mm, chip));
+    const Prediction p = predict(mm, chip);
+    out = json ? matmul_json(p, chip, cal).dump() + "\n" : matmul_text(mm, p, chip, cal);
+  } else if (nb::isinstance<Collective>(op)) {
+    const Collective& c = nb::cast<const Collective&>(op);
+    check(check_mesh_chip(c.mesh, chip));
+    const CollectiveQuery q{.op = std::string(collective_name(c.kind)),
+                            .kind = c.kind,
+                            .mesh_spec = mesh_text(c.mesh),
+                            .mesh = &c.mesh,
+                            .axes = c.axes,
+                            .array_bytes = c.array_bytes,
+                            .shift = c.shift};
+    const CollectiveTime t = collective_time(c.mesh, c.kind, mask_of(c.axes), c.array_bytes, c.shift);
+    out = json ? collective_json(q, t, chip, cal).dump() + "\n" : collective_text(q, t, chip, cal);
+  } else if (nb::isinstance<ShardedMatmulOp>(op)) {
+    const ShardedMatmulOp& s = nb::cast<const ShardedMatmulOp&>(op);
+    const ShardedMatmul r = value(predict_sharded_matmul(s.expression, s.mesh, chip, s.dims, s.dtype));
+    const ShardedMatmulQuery q{
+        .expression = s.expression.text, .mesh_spec = mesh_text(s.mesh), .mesh = &s.mesh, .dtype = s.dtype};
+    out = json ? sharded_matmul_json(q, r, chip, cal).dump() + "\n" : sharded_matmul_text(q, r, chip, cal);
+  } else {
+    throw nb::type_error("render_prediction: expected a Matmul, Collective or ShardedMatmul");
+  }
+  return text(out);
 }
 
 }  // namespace
@@ -368,6 +409,11 @@ void bind_ops(nb::module_& m) {
         "e_math, T_hbm / e_mem, T_ici / e_link) of the op's cost class (Matmul: matmul, Elementwise: memory, "
         "Collective: collective; a sharded matmul's chosen strategy overlaps its local matmul with its "
         "collectives). A bare Prediction needs cost_class=.");
+  m.def("render_prediction", &render_prediction, "op"_a, "chip"_a, "calibration"_a = nb::none(), nb::kw_only(),
+        "format"_a = "text",
+        "What `roofline predict` prints for `op` on `chip`, byte for byte: a Matmul as `predict matmul`, a "
+        "Collective as `predict collective`, a ShardedMatmul as `predict EXPR` (the mesh written as Mesh.text); "
+        "format 'text' or 'json'.");
 }
 
 }  // namespace roofline::python

@@ -1,4 +1,4 @@
-// Partial statistics (roofline/trace/stats_partial.hpp, docs/partials.md):
+// Partial statistics (roofline/measure/stats_partial.hpp, docs/partials.md):
 // one partial per input, made where the input lies, merged in input order
 // and finished into the statistics `roofline stats` prints over all inputs.
 // A partial pickles as its JSON text, the file `roofline stats --partial`
@@ -22,9 +22,9 @@
 #include "python/src/status.hpp"
 #include "python/src/trace_values.hpp"
 #include "roofline/detail/cat.hpp"
+#include "roofline/measure/stats_partial.hpp"
 #include "roofline/report/csv.hpp"
 #include "roofline/report/json.hpp"
-#include "roofline/trace/stats_partial.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;

@@ -13,6 +13,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "absl/strings/match.h"
 #include "python/src/bindings.hpp"
 #include "python/src/status.hpp"
 #include "python/src/trace_values.hpp"
@@ -20,14 +21,14 @@
 #include "roofline/detail/cat.hpp"
 #include "roofline/hlo/reader.hpp"
 #include "roofline/match/match.hpp"
-#include "roofline/match/measured.hpp"
+#include "roofline/measure/measured.hpp"
+#include "roofline/measure/op_stats.hpp"
+#include "roofline/measure/stats_partial.hpp"
 #include "roofline/report/csv.hpp"
 #include "roofline/report/json.hpp"
 #include "roofline/report/render.hpp"
-#include "roofline/trace/op_stats.hpp"
-#include "absl/strings/match.h"
+#include "roofline/report/stats_text.hpp"
 #include "roofline/trace/read.hpp"
-#include "roofline/trace/stats_partial.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -83,14 +84,13 @@ TraceReport make_trace_report(const nb::handle& path_arg, const Chip* chip, cons
     calibration_file = value(read_calibration_file(calibration_path), &calibration_path);
   }
 
-  TraceReadOptions read_options = limits;
-  read_options.host_timelines = false;  // the report reads none (as the CLI's)
   // Each file measured and its events dropped as it is read, as the CLI's
-  // report (roofline/match/measured.hpp).
+  // report (roofline/measure/measured.hpp; read_measured reads no host
+  // timelines: the report reads none).
   absl::StatusOr<MeasuredRead> read;
   {
     nb::gil_scoped_release release;
-    read = read_measured(inputs, read_options, device);
+    read = read_measured(inputs, limits, device);
   }
   const std::string* named = failed_input(inputs, read.status());
   MeasuredRead measured = value(std::move(read), named);
@@ -171,6 +171,12 @@ void bind_trace(nb::module_& m) {
             return text(to_csv(s.stats, ops_limit(s.stats, top)));
           },
           "top"_a = nb::none(), "As `roofline stats --format csv` prints it.")
+      .def(
+          "to_text",
+          [](const TraceStatsRead& s, std::optional<std::size_t> top) {
+            return text(render_stats_text(s.trace, s.stats, ops_limit(s.stats, top)));
+          },
+          "top"_a = nb::none(), "As `roofline stats` prints it (every op listed, or the first `top`).")
       .def(
           "json_value",
           [](const TraceStatsRead& s) { return to_python(to_json(s.trace, s.stats, s.stats.ops.size())); },

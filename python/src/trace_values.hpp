@@ -12,8 +12,8 @@
 #include <nanobind/nanobind.h>
 
 #include "absl/status/status.h"
+#include "roofline/measure/op_stats.hpp"
 #include "roofline/report/json.hpp"
-#include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
 
 namespace roofline::python {

@@ -91,11 +91,15 @@ const SizedFamily* ambiguous_family(std::string_view model) {
 
 const Chip* chip_for_device_name(std::string_view device_name) {
   const std::string dev = lower(device_name);
+  // "NVIDIA GeForce RTX 4090 Laptop GPU" is a smaller die than the desktop
+  // card whose name it contains: a laptop GPU takes only a laptop spec.
+  const bool laptop = dev.find("laptop") != std::string::npos;
   const Chip* best = nullptr;
   std::size_t best_len = 0;
   for (const Chip& c : embedded_chips())
     for (const std::string& n : c.device_names)
-      if (n.size() > best_len && denotes(dev, lower(n))) {
+      if (n.size() > best_len && denotes(dev, lower(n)) &&
+          (!laptop || lower(n).find("laptop") != std::string::npos)) {
         best = &c;
         best_len = n.size();
       }

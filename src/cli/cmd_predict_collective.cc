@@ -1,20 +1,18 @@
 // roofline predict collective: T_ici of one collective over named mesh axes.
+// Parses the arguments and prints the library's renderers
+// (roofline/report/prediction.hpp).
 #include <cstdio>
 
-#include "roofline/format/terminal.hpp"
-#include "roofline/collectives/collective_kind.hpp"
 #include "roofline/chip_io.hpp"
+#include "roofline/collectives/collective_kind.hpp"
 #include "roofline/detail/cat.hpp"
-#include "roofline/format/units.hpp"
-#include "roofline/report/expected.hpp"
-#include "roofline/report/json.hpp"
-#include "roofline/sharding/mesh.hpp"
+#include "roofline/report/prediction.hpp"
 #include "roofline/sharding/checked.hpp"
+#include "roofline/sharding/mesh.hpp"
 #include "roofline/sharding/mesh_collective.hpp"
 #include "roofline/sharding/parse.hpp"
 #include "src/cli/calibration_arg.hpp"
 #include "src/cli/command.hpp"
-#include "src/cli/prediction_output.hpp"
 
 namespace roofline::cli {
 namespace {
@@ -51,38 +49,17 @@ int run(const Args& args) {
   if (*hops < 1 || *hops > 1'000'000) return fail_usage(detail::cat("--hops: expected 1 or more, got ", *hops));
 
   const CollectiveTime t = collective_time(*mesh, *kind, mask_of(*axes), *bytes, static_cast<int>(*hops));
-  std::vector<std::string> axis_names;
-  for (int i : *axes) axis_names.push_back(mesh->axes[static_cast<std::size_t>(i)].name);
-  const int group = mesh->size(mask_of(*axes));
-  auto cal_or = calibration_arg(args, *chip);
-  if (!cal_or.ok()) return fail(cal_or.status());
-  const ChipCalibration& cal = *cal_or;
-  const double expected = expected_s(t, cal);
-  if (*fmt == "json") {
-    Json j = to_json(t);
-    put_expected(j, expected, CostClass::kCollective, cal);
-    j["op"] = *op_name;
-    j["chip"] = chip->name;
-    j["mesh"] = *mesh_spec;
-    j["layout"] = describe_layout(*mesh);
-    j["axes"] = axis_names;
-    j["group_size"] = group;
-    j["array_bytes"] = *bytes;
-    if (*kind == CollectiveKind::kPermute) j["shift"] = *hops;
-    std::printf("%s\n", j.dump().c_str());
-    return 0;
-  }
-  std::string axes_joined;
-  for (const std::string& a : axis_names) axes_joined += (axes_joined.empty() ? "" : ",") + a;
-  std::printf("%s over %s (%d devices) of V = %s on %s\n", op_name->c_str(), axes_joined.c_str(), group,
-              format_bytes(*bytes).c_str(), for_terminal(chip->name).c_str());
-  std::printf("  layout         %s\n", describe_layout(*mesh).c_str());
-  std::printf("  T_ici          %s\n", format_seconds(t.t_ici_s).c_str());
-  std::printf("%s", expected_text("expected       ", expected, CostClass::kCollective, cal).c_str());
-  std::printf("  bandwidth term %s   latency floor %s (%d hops)\n", format_seconds(t.t_bandwidth_s).c_str(),
-              format_seconds(t.t_latency_s).c_str(), t.hops);
-  std::printf("  busiest link   %s one way   (%s)\n", format_bytes(t.bytes_per_link).c_str(),
-              t.t_latency_s > t.t_bandwidth_s ? "latency-bound" : "bandwidth-bound");
+  auto cal = calibration_arg(args, *chip);
+  if (!cal.ok()) return fail(cal.status());
+  const CollectiveQuery query{.op = *op_name,
+                              .kind = *kind,
+                              .mesh_spec = *mesh_spec,
+                              .mesh = &*mesh,
+                              .axes = *axes,
+                              .array_bytes = *bytes,
+                              .shift = static_cast<int>(*hops)};
+  if (*fmt == "json") std::printf("%s\n", collective_json(query, t, *chip, *cal).dump().c_str());
+  else std::fputs(collective_text(query, t, *chip, *cal).c_str(), stdout);
   return 0;
 }
 

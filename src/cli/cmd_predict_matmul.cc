@@ -1,16 +1,14 @@
-// roofline predict matmul: the single-device roofline of one matmul.
+// roofline predict matmul: the single-device roofline of one matmul. Parses
+// the arguments and prints the library's renderers (roofline/report/prediction.hpp).
 #include <cstdio>
 
-#include "roofline/format/terminal.hpp"
-#include "roofline/detail/cat.hpp"
 #include "roofline/chip_io.hpp"
+#include "roofline/detail/cat.hpp"
 #include "roofline/ops/matmul.hpp"
 #include "roofline/ops/validate.hpp"
-#include "roofline/report/expected.hpp"
-#include "roofline/report/json.hpp"
+#include "roofline/report/prediction.hpp"
 #include "src/cli/calibration_arg.hpp"
 #include "src/cli/command.hpp"
-#include "src/cli/prediction_output.hpp"
 
 namespace roofline::cli {
 namespace {
@@ -54,24 +52,10 @@ int run(const Args& args) {
   mm.out_dtype = *out;
   if (absl::Status s = validate(mm, *chip); !s.ok()) return fail(s);
   const Prediction p = predict(mm, *chip);
-  auto cal_or = calibration_arg(args, *chip);
-  if (!cal_or.ok()) return fail(cal_or.status());
-  const ChipCalibration& cal = *cal_or;
-  const double expected = expected_s(p, CostClass::kMatmul, cal);
-  if (*fmt == "json") {
-    Json j = to_json(p);
-    j["chip"] = chip->name;
-    put_expected(j, expected, CostClass::kMatmul, cal);
-    std::printf("%s\n", j.dump().c_str());
-  } else {
-    std::printf("matmul [%lld] x [%lld,%lld] @ [%lld,%lld] %s on %s\n",
-                static_cast<long long>(mm.batch), static_cast<long long>(mm.m),
-                static_cast<long long>(mm.k), static_cast<long long>(mm.k),
-                static_cast<long long>(mm.n), std::string(dtype_name(mm.dtype)).c_str(),
-                for_terminal(chip->name).c_str());
-    std::printf("%s", prediction_text(p).c_str());
-    std::printf("%s", expected_text("expected    ", expected, CostClass::kMatmul, cal).c_str());
-  }
+  auto cal = calibration_arg(args, *chip);
+  if (!cal.ok()) return fail(cal.status());
+  if (*fmt == "json") std::printf("%s\n", matmul_json(p, *chip, *cal).dump().c_str());
+  else std::fputs(matmul_text(mm, p, *chip, *cal).c_str(), stdout);
   return 0;
 }
 

@@ -8,7 +8,7 @@
 #include "roofline/chip_io.hpp"
 #include "roofline/hlo/reader.hpp"
 #include "roofline/match/match.hpp"
-#include "roofline/match/measured.hpp"
+#include "roofline/measure/measured.hpp"
 #include "roofline/report/render.hpp"
 #include "roofline/trace/read.hpp"
 #include "src/cli/command.hpp"
@@ -79,9 +79,8 @@ int run(const Args& args) {
   }
   auto read_options = trace_read_options(args);
   if (!read_options.ok()) return fail(read_options.status());
-  read_options->host_timelines = false;  // the report reads none: not held for many files
   // Each file measured and its events dropped as it is read: a pod's
-  // report holds its ops, not its events (roofline/match/measured.hpp).
+  // report holds its ops, not its events (roofline/measure/measured.hpp).
   absl::StatusOr<MeasuredRead> read = [&, o = *read_options]() mutable {
     ProgressLine line(o);
     return read_measured(args.positional(), o, options.device_id);

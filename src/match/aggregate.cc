@@ -12,9 +12,9 @@
 
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/units.hpp"
-#include "roofline/match/measured.hpp"
-#include "roofline/trace/op_stats.hpp"
-#include "roofline/trace/skew.hpp"
+#include "roofline/measure/measured.hpp"
+#include "roofline/measure/op_stats.hpp"
+#include "roofline/measure/skew.hpp"
 #include "src/match/aggregate.hpp"
 #include "src/match/peaks.hpp"
 
@@ -235,7 +235,7 @@ void add_steps(const Match& m, Report& r) {
       if (trace.host_steps.empty()) break;
       if (!md.timeline) {
         r.notes.push_back(cat("the host's steps are not timed on ", device_label(d),
-                              ": its measurement kept no timeline (roofline/match/measured.hpp)"));
+                              ": its measurement kept no timeline (roofline/measure/measured.hpp)"));
         break;
       }
       if (steps.empty()) r.notes.push_back("steps are the host's ProfilerStep ranges; device work may lag them");

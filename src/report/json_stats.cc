@@ -94,7 +94,7 @@ Json device_ref(const Trace& t, const TraceStats& s, std::size_t device) {
   return Json::object({{"device", at}, {"name", d.name}, {"host", d.host}});
 }
 
-// Stragglers and collective waits (roofline/trace/skew.hpp).
+// Stragglers and collective waits (roofline/measure/skew.hpp).
 Json across_devices_json(const Trace& t, const TraceStats& s, const SkewStats& k) {
   Json steps = Json::array();
   for (const StepSkew& st : k.steps)

@@ -1,10 +1,11 @@
 // Event arrays handed from one file's read to the next on the same thread.
-// Internal to the readers and their callers that read many files.
+// Internal to the readers.
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
+#include "roofline/trace/read_parts.hpp"
 #include "roofline/trace/trace.hpp"
 
 namespace roofline::detail {
@@ -23,20 +24,7 @@ namespace roofline::detail {
 // many events fits in it; a smaller one is neither taken nor kept.
 std::vector<Event> take_events(std::size_t capacity);
 
-// Which timelines' arrays keep_for_next_file keeps.
-enum class KeptTimelines { kDevices, kDevicesAndHosts };
-
-// Replaces this thread's keep with the event arrays of `t`'s devices (and
-// hosts), which are left empty: arrays the previous file's read did not
-// take back are freed, so a thread keeps one file's worth at most. Arrays
-// under 1 MiB are freed, and so are those past 16 or past 512 MiB.
-void keep_for_next_file(Trace& t, KeptTimelines which);
-
-// The bytes of the arrays this thread keeps (their capacity).
-std::size_t kept_event_bytes();
-
-// Frees what this thread keeps: a read of many files ends with it (its pool's
-// threads end, or, reading on the calling thread, run_in_order calls it).
-void free_kept_events();
+// keep_for_next_file, kept_event_bytes and free_kept_events: in
+// roofline/trace/read_parts.hpp, for the readers of many files.
 
 }  // namespace roofline::detail

@@ -1,5 +1,5 @@
 // Protobuf wire-format primitives shared by the hand-written decoders
-// (XSpace in src/trace/xplane_wire.cc, HloProto in src/hlo/proto_reader.cc):
+// (XSpace in src/trace/xplane/xplane_wire.cc, HloProto in src/hlo/proto_reader.cc):
 // a varint and one field header, read in place from the input's bytes with
 // every length bounded by the bytes that remain. Each decoder words its own
 // errors from the WireFault below, so the primitives carry no strings.

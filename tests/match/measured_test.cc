@@ -1,4 +1,4 @@
-// The report from measurements (roofline/match/measured.hpp): from a trace's
+// The report from measurements (roofline/measure/measured.hpp): from a trace's
 // events, from a measurement with the events dropped, and from many files
 // each measured as it is read (read_measured) is one report, to the bit.
 #include <catch2/catch.hpp>
@@ -10,9 +10,9 @@
 
 #include "roofline/match/group.hpp"
 #include "roofline/match/match.hpp"
-#include "roofline/match/measured.hpp"
+#include "roofline/measure/measured.hpp"
+#include "roofline/measure/op_stats.hpp"
 #include "roofline/report/render.hpp"
-#include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
 #include "tests/test_support.hpp"
 

@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "roofline/match/match.hpp"
+#include "roofline/measure/op_stats.hpp"
 #include "roofline/report/json.hpp"
 #include "roofline/report/render.hpp"
-#include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
 #include "tests/test_support.hpp"
 #include "tests/zlib_support.hpp"

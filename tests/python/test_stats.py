@@ -30,6 +30,18 @@ def test_json_and_csv_are_the_cli_output(cli, traces):
     assert roofline.stats(profile, device=2).to_json() == cli_stats(cli, profile, "--device", 2)
 
 
+def test_text_is_the_cli_output(cli, traces):
+    # The text renderer lives in the library (roofline/report/stats_text.hpp):
+    # Python prints what the CLI prints, to the byte, whatever the top.
+    for trace in traces:
+        s = roofline.stats(trace)
+        assert s.to_text() == cli_stats(cli, trace, fmt="text")
+        assert s.to_text(top=3) == cli_stats(cli, trace, "--top", 3, fmt="text")
+        assert s.to_text(top=None) == cli_stats(cli, trace, "--top", 1000000, fmt="text")
+    profile = traces[0]
+    assert roofline.stats(profile, device=2).to_text() == cli_stats(cli, profile, "--device", 2, fmt="text")
+
+
 def test_fields_are_the_json_figures(cli, traces):
     for trace in traces:
         s = roofline.stats(trace)
@@ -37,7 +49,7 @@ def test_fields_are_the_json_figures(cli, traces):
         assert s.devices == j["devices"] and s.ops == j["ops"] and s.categories == j["categories"]
         assert (s.busy_s, s.idle_s, s.duty_cycle, s.warnings) == (j["busy_s"], j["idle_s"], j["duty_cycle"],
                                                                   j["warnings"])
-        # roofline/trace/op_stats.hpp: over all devices, busy and idle are sums
+        # roofline/measure/op_stats.hpp: over all devices, busy and idle are sums
         # and the duty cycle is busy over the sum of windows.
         assert s.busy_s == pytest.approx(sum(d["busy_s"] for d in s.devices), rel=1e-12)
         assert s.idle_s == pytest.approx(sum(d["idle_s"] for d in s.devices), rel=1e-12)

@@ -1,5 +1,5 @@
 // The report's figures across devices (Report::across_devices): the same as
-// the trace statistics' (TraceStats::skew, roofline/trace/skew.hpp) on the
+// the trace statistics' (TraceStats::skew, roofline/measure/skew.hpp) on the
 // TPU v6e x4 profile; a straggling Kineto rank named in the text, Markdown,
 // HTML and JSON; names from traces escaped; one device has none.
 #include <catch2/catch.hpp>
@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "roofline/match/match.hpp"
+#include "roofline/measure/op_stats.hpp"
+#include "roofline/measure/skew.hpp"
 #include "roofline/report/labels.hpp"
 #include "roofline/report/render.hpp"
-#include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
-#include "roofline/trace/skew.hpp"
 #include "tests/test_support.hpp"
 
 using namespace roofline;

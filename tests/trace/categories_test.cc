@@ -10,11 +10,11 @@
 #include <cmath>
 #include <string>
 
-#include "roofline/trace/op_stats.hpp"
+#include "roofline/measure/op_stats.hpp"
 #include "roofline/trace/read.hpp"
 #include "tests/test_support.hpp"
-#include "tests/trace/read_support.hpp"
 #include "tests/trace/identify.hpp"
+#include "tests/trace/read_support.hpp"
 
 using namespace roofline;
 using roofline::testing::chip_name;

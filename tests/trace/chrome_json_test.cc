@@ -9,7 +9,7 @@
 #include <map>
 #include <sstream>
 
-#include "roofline/trace/op_stats.hpp"
+#include "roofline/measure/op_stats.hpp"
 #include "roofline/trace/read.hpp"
 #include "tests/test_support.hpp"
 #include "tests/trace/identify.hpp"

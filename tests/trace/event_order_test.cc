@@ -12,7 +12,7 @@
 #include <tuple>
 #include <vector>
 
-#include "roofline/match/measured.hpp"
+#include "roofline/measure/measured.hpp"
 #include "roofline/trace/read.hpp"
 #include "src/trace/event_buffers.hpp"
 #include "src/trace/trace_builder.hpp"

@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "roofline/measure/op_stats.hpp"
 #include "roofline/report/json.hpp"
-#include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <map>
 
-#include "roofline/trace/op_stats.hpp"
+#include "roofline/measure/op_stats.hpp"
 #include "roofline/trace/read.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"

@@ -1,4 +1,4 @@
-// Across devices (roofline/trace/skew.hpp): stragglers per step and the
+// Across devices (roofline/measure/skew.hpp): stragglers per step and the
 // waits in collective calls, on a trace built by hand (figures counted in
 // the comments), on the real TPU v6e x4 profile, on two Kineto ranks read as
 // one job, and through partials that merge to one pass exactly.
@@ -13,11 +13,11 @@
 #include <unistd.h>
 #include <vector>
 
+#include "roofline/measure/op_stats.hpp"
+#include "roofline/measure/skew.hpp"
+#include "roofline/measure/stats_partial.hpp"
 #include "roofline/report/json.hpp"
-#include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
-#include "roofline/trace/skew.hpp"
-#include "roofline/trace/stats_partial.hpp"
 #include "tests/test_support.hpp"
 
 using namespace roofline;

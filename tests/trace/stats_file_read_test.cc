@@ -1,4 +1,4 @@
-// A file's statistics read in two partial reads (src/trace/stats_file_read.cc)
+// A file's statistics read in two partial reads (src/measure/stats_file_read.cc)
 // against the same statistics of one whole read: equal to the bit where the
 // two reads are taken, and the whole read taken where they might not be.
 #include <catch2/catch.hpp>
@@ -10,12 +10,12 @@
 #include <thread>
 #include <vector>
 
+#include "roofline/measure/op_stats.hpp"
+#include "roofline/measure/stats_partial.hpp"
 #include "roofline/report/json.hpp"
-#include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
-#include "roofline/trace/stats_partial.hpp"
-#include "src/trace/read_inputs.hpp"
-#include "src/trace/stats_file_read.hpp"
+#include "roofline/trace/read_parts.hpp"
+#include "src/measure/stats_file_read.hpp"
 #include "tests/test_support.hpp"
 #include "tests/trace/xspace_writer.hpp"
 

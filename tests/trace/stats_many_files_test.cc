@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "roofline/measure/op_stats.hpp"
+#include "roofline/measure/stats_partial.hpp"
 #include "roofline/report/csv.hpp"
 #include "roofline/report/json.hpp"
-#include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
-#include "roofline/trace/stats_partial.hpp"
 #include "tests/test_support.hpp"
 
 using namespace roofline;

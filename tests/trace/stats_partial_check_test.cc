@@ -1,4 +1,4 @@
-// A tampered partial is refused where it is read (src/trace/stats_partial_check.cc):
+// A tampered partial is refused where it is read (src/measure/stats_partial_check.cc):
 // the figures issue 38 found printed as facts by `roofline merge` (an op at
 // -30.5 us, a share of -32.3%, a duty cycle of 750%, 99 s busy in a 104 us
 // window, busy_share 8.9e8) each give one error naming the file and the
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "roofline/measure/stats_partial.hpp"
 #include "roofline/trace/read.hpp"
-#include "roofline/trace/stats_partial.hpp"
 #include "tests/test_support.hpp"
 
 using namespace roofline;

@@ -1,4 +1,4 @@
-// Partial statistics (roofline/trace/stats_partial.hpp): merged per-file
+// Partial statistics (roofline/measure/stats_partial.hpp): merged per-file
 // partials give, byte for byte, the JSON and CSV of one pass over the same
 // files; merging is associative; a partial round-trips through its file;
 // damaged partials fail with located errors.
@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "roofline/measure/op_stats.hpp"
+#include "roofline/measure/stats_partial.hpp"
 #include "roofline/report/csv.hpp"
 #include "roofline/report/json.hpp"
-#include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/read.hpp"
-#include "roofline/trace/stats_partial.hpp"
 #include "tests/test_support.hpp"
 
 using namespace roofline;

@@ -1,5 +1,5 @@
 // The second step of the match: the op events of the selected devices (as
-// their measurement holds them, roofline/match/measured.hpp) grouped into ops. An XLA op is one (HLO module, program id, instruction);
+// their measurement holds them, roofline/measure/measured.hpp) grouped into ops. An XLA op is one (HLO module, program id, instruction);
 // a PyTorch op is one launching op and its Input Dims, with all the kernels
 // it launched (cuBLAS split-K: GEMM and reduction; cuDNN: transpose and
 // convolution), so one framework op is costed once and the same op on two
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "roofline/match/measured.hpp"
-#include "roofline/trace/stats_partial.hpp"
+#include "roofline/measure/measured.hpp"
+#include "roofline/measure/stats_partial.hpp"
 #include "roofline/trace/trace.hpp"
 
 namespace roofline {

@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "roofline/chip.hpp"
 #include "roofline/chip_identity.hpp"
-#include "roofline/match/measured.hpp"
+#include "roofline/measure/measured.hpp"
 #include "roofline/trace/trace.hpp"
 
 namespace roofline {

@@ -3,7 +3,7 @@
 // each have their own header:
 //
 //   1. identify  (match/identify.hpp)    the devices to report on and their one chip;
-//      measure  (match/measured.hpp)    each device's op events, reduced to what
+//      measure  (measure/measured.hpp)  each device's op events, reduced to what
 //                                        the report needs (per file, for many files);
 //   2. group     (match/group.hpp)       the measured op events into ops;
 //   3. find      (find_cost_source)      each op's cost source (match/cost_source.hpp):
@@ -36,7 +36,7 @@
 #include "roofline/match/group.hpp"
 #include "roofline/match/hlo_index.hpp"
 #include "roofline/match/identify.hpp"
-#include "roofline/match/measured.hpp"
+#include "roofline/measure/measured.hpp"
 #include "roofline/predict.hpp"
 #include "roofline/report/report.hpp"
 #include "roofline/trace/trace.hpp"
@@ -112,7 +112,7 @@ struct Match {
 absl::StatusOr<Match> match(const Trace& trace, const ReportOptions& options);
 
 // The same from a measurement of the trace's devices (measure(), or
-// read_measured() of many files; roofline/match/measured.hpp) instead of
+// read_measured() of many files; roofline/measure/measured.hpp) instead of
 // its events, which `trace` need not hold. `measured` must be for
 // options.device_id.
 absl::StatusOr<Match> match(const Trace& trace, MeasuredTrace measured, const ReportOptions& options);

@@ -11,8 +11,8 @@
 #include "roofline/calibration.hpp"
 #include "roofline/chip.hpp"
 #include "roofline/hlo/predict.hpp"
+#include "roofline/measure/op_stats.hpp"
 #include "roofline/report/report.hpp"
-#include "roofline/trace/op_stats.hpp"
 
 namespace roofline {
 

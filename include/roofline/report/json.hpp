@@ -18,11 +18,11 @@
 #include "roofline/collectives/collective_kind.hpp"
 #include "roofline/format/json.hpp"
 #include "roofline/hlo/predict.hpp"
+#include "roofline/measure/op_stats.hpp"
 #include "roofline/predict.hpp"
 #include "roofline/report/expected.hpp"
 #include "roofline/report/report.hpp"
 #include "roofline/sharding/sharded_matmul.hpp"
-#include "roofline/trace/op_stats.hpp"
 #include "roofline/trace/trace.hpp"
 
 namespace roofline {

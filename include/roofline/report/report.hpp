@@ -161,7 +161,7 @@ struct ReportSummary {
 
 // Across the selected devices, when there are 2 or more: the slowest device
 // per step (stragglers) and the waits in collective calls, as
-// TraceStats::skew defines them (roofline/trace/skew.hpp; docs/traces.md,
+// TraceStats::skew defines them (roofline/measure/skew.hpp; docs/traces.md,
 // "Across devices"). Devices are named as DeviceSummary::name.
 struct StepStraggler {
   std::string step;          // the step's name ("ProfilerStep#6", "12")

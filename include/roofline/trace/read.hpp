@@ -82,7 +82,7 @@ struct TraceReadOptions {
   // (/host:CPU) hold more than this many bytes is read as though
   // host_timelines were false, with a warning that says so. Unset (the
   // library's default): host timelines as host_timelines says. `roofline
-  // stats` sets kStatsHostTimelinesUpToBytes (roofline/trace/stats_partial.hpp):
+  // stats` sets kStatsHostTimelinesUpToBytes (roofline/measure/stats_partial.hpp):
   // of a TPU host's profile the host planes are two thirds of the bytes,
   // and what stats draws from them (what the host did in each device's
   // largest idle gaps) took 1.6x the time of a read without them on a
