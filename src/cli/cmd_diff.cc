@@ -8,7 +8,7 @@
 #include "roofline/chip_io.hpp"
 #include "roofline/format/terminal.hpp"
 #include "roofline/match/match.hpp"
-#include "roofline/match/measured.hpp"
+#include "roofline/measure/measured.hpp"
 #include "roofline/report/diff.hpp"
 #include "roofline/trace/read.hpp"
 #include "src/cli/command.hpp"
@@ -70,7 +70,6 @@ int run(const Args& args) {
   }
   auto read_options = trace_read_options(args);
   if (!read_options.ok()) return fail(read_options.status());
-  read_options->host_timelines = false;  // as the report: no host events are read
 
   std::vector<Report> reports;
   for (const std::string& path : args.positional()) {
