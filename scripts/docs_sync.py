@@ -56,7 +56,7 @@ BLOCK = re.compile(
 MARKER = re.compile(r"<!-- (?:end of )?generated:")
 USAGE_WIDTH = 100
 # The commands whose usage line a page shows (roofline COMMAND --help).
-USAGE_COMMANDS = ["report", "stats", "merge", "hlo", "plan", "calibrate", "fidelity"]
+USAGE_COMMANDS = ["report", "stats", "merge", "hlo", "plan", "calibrate", "fidelity", "diff"]
 
 
 class RunError(Exception):
