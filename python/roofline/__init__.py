@@ -54,6 +54,7 @@ from roofline._core import (  # noqa: F401  planning: ops on meshes, plan, calib
     read_calibration,
 )
 from roofline._report import STATS_HOST_TIMELINES_UP_TO_BYTES, Report, ReportSummary, Stats, report, stats  # noqa: F401
+from roofline._report import Diff, diff  # noqa: F401  docs/diff.md
 from roofline._report import StatsPartial, merge_partials, read_partial, stats_partial  # noqa: F401  docs/partials.md
 
 __version__ = "0.1.0"

@@ -312,6 +312,55 @@ def report(path: PathLike, chip=None, target_chip=None, hlo=None, calibration=No
                                      calibration=calibration, device=device, **_read_limits(read_limits)))
 
 
+class Diff:
+    """Two reports of one program compared, as `roofline diff` prints them:
+    ops matched by what they are (kind, module, shapes, cost), not by name;
+    `failed` and `reasons` tell whether `fail_if` held (docs/diff.md)."""
+
+    def __init__(self, core: _core.TraceDiff):
+        self._core = core
+
+    @property
+    def failed(self) -> bool:
+        return self._core.failed
+
+    @property
+    def reasons(self) -> list:
+        return list(self._core.reasons)
+
+    def to_text(self, top: int = 15) -> str:
+        return self._core.render("text", top)
+
+    def to_markdown(self, top: int = 15) -> str:
+        return self._core.render("md", top)
+
+    def to_json(self) -> str:
+        """Exactly what `roofline diff BEFORE AFTER --format json` prints."""
+        return self._core.render("json")
+
+    def to_csv(self) -> str:
+        return self._core.render("csv")
+
+    def to_html(self, top: int = 15) -> str:
+        return self._core.render("html", top)
+
+    def _repr_html_(self) -> str:
+        return _iframe(self.to_html())
+
+    def __repr__(self) -> str:
+        return f"<roofline.Diff failed={self.failed}>"
+
+
+def diff(before, after, fail_if: Optional[str] = None, **report_args: Any) -> Diff:
+    """Compares two profiles of one program (`roofline diff`). `before` and
+    `after`: Reports (roofline.report) or anything roofline.report takes,
+    read with `report_args` (chip, calibration, device, read limits).
+    fail_if: "mfu<-2% or step_time>+5%" (docs/diff.md); the result's
+    `failed` says whether it held. ValueError names the place of a bad one."""
+    sides = [side if isinstance(side, Report) else report(side, **report_args) for side in (before, after)]
+    return Diff(_core.diff_reports(sides[0]._core, sides[1]._core, fail_if=fail_if))
+
+
 # What roofline stats reads host timelines up to (--host-timelines-up-to).
 STATS_HOST_TIMELINES_UP_TO_BYTES = _core.STATS_HOST_TIMELINES_UP_TO_BYTES
 

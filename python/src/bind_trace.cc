@@ -25,6 +25,7 @@
 #include "roofline/measure/op_stats.hpp"
 #include "roofline/measure/stats_partial.hpp"
 #include "roofline/report/csv.hpp"
+#include "roofline/report/diff.hpp"
 #include "roofline/report/json.hpp"
 #include "roofline/report/render.hpp"
 #include "roofline/report/stats_text.hpp"
@@ -131,6 +132,13 @@ TraceStatsRead make_trace_stats(const nb::handle& path_arg, std::optional<int> d
   return out;
 }
 
+// Two reports compared (roofline diff), with the gate's verdict when one
+// was given.
+struct TraceDiff {
+  ReportDiff diff;
+  std::optional<GateResult> gate;
+};
+
 }  // namespace
 
 void bind_trace(nb::module_& m) {
@@ -211,6 +219,31 @@ void bind_trace(nb::module_& m) {
       "max_decompressed_bytes"_a = nb::none(), "jobs"_a = nb::none(),
       "roofline.stats without the Python conveniences.");
   m.attr("STATS_HOST_TIMELINES_UP_TO_BYTES") = kStatsHostTimelinesUpToBytes;
+
+  nb::class_<TraceDiff>(m, "TraceDiff", "Two reports compared (roofline.diff wraps it).")
+      .def(
+          "render",
+          [](const TraceDiff& d, const std::string& format, int top) {
+            const std::optional<ReportFormat> f = parse_report_format(format);
+            if (!f)
+              throw nb::value_error(("format: expected text, md, json, csv or html, got '" + format + "'").c_str());
+            if (top < 1) throw nb::value_error("top: expected a positive integer");
+            return text(render_diff(d.diff, *f, DiffRenderOptions{.top = top}, d.gate ? &*d.gate : nullptr));
+          },
+          "format"_a, "top"_a = 15, "As `roofline diff --format FORMAT --top TOP` prints it.")
+      .def_prop_ro("failed", [](const TraceDiff& d) { return d.gate && d.gate->failed; },
+                   "Whether the fail_if expression held (False without one).")
+      .def_prop_ro("reasons", [](const TraceDiff& d) { return d.gate ? d.gate->reasons : std::vector<std::string>{}; },
+                   "Each condition of fail_if that held, with its figures.");
+
+  m.def(
+      "diff_reports",
+      [](const TraceReport& before, const TraceReport& after, const std::optional<std::string>& fail_if) {
+        TraceDiff out{.diff = diff(before.report, after.report)};
+        if (fail_if) out.gate = evaluate(value(parse_gate(*fail_if)), out.diff);
+        return out;
+      },
+      "before"_a, "after"_a, "fail_if"_a = nb::none(), "roofline.diff without the Python conveniences.");
 }
 
 }  // namespace roofline::python
