@@ -249,6 +249,37 @@ TEST_CASE("fidelity: a calibration given without an entry for a chip uses and na
   CHECK(r.notes[0].find("the calibration given has no entry for h200: the same GH100 die as h100-sxm: its fit to") == 0);
 }
 
+TEST_CASE("fidelity: the mean error and the whole ratio, by trace and by class") {
+  // Two memory ops whose roofline is their T_mem: 1 us measured 2 us once
+  // (|2 / 1 - 1| = 1), and 4 us measured 2 us three times (|2 / 4 - 1| =
+  // 0.5); one matmul, T_math 10 us measured 15 us twice (0.5).
+  CalibrationSample a = testing::model_sample("t", "copy", CostClass::kMemory, PeakClass::kFp32, 0, 1e-6, 0, 1, 1);
+  a.measured_s = 2e-6;
+  a.count = 1;
+  CalibrationSample b = testing::model_sample("t", "add", CostClass::kMemory, PeakClass::kFp32, 0, 4e-6, 0, 1, 1);
+  b.measured_s = 2e-6;
+  b.count = 3;
+  CalibrationSample m = testing::model_sample("t", "gemm", CostClass::kMatmul, PeakClass::kBf16, 1e-5, 0, 0, 1, 1);
+  m.measured_s = 1.5e-5;
+  m.count = 2;
+  const FidelityResult r = run_fidelity(std::vector<FidelityTrace>{trace_of("t", {a, b, m})});
+  REQUIRE(r.traces.size() == 1);
+  const ErrorFigures& raw = r.traces[0].roofline;
+  CHECK(raw.mean_abs_error == Approx((1 + 0.5 + 0.5) / 3));
+  // Sum measured (2 + 6 + 30 us) over sum of the rooflines (1 + 12 + 20 us).
+  CHECK(raw.whole_ratio == Approx(38.0 / 33.0));
+  REQUIRE(r.classes.size() == 2);
+  CHECK(r.classes[0].name == "matmul");
+  CHECK(r.classes[0].roofline.whole_ratio == Approx(1.5));
+  CHECK(r.classes[1].name == "memory");
+  CHECK(r.classes[1].roofline.mean_abs_error == Approx(0.75));
+  CHECK(r.classes[1].roofline.whole_ratio == Approx(8.0 / 13.0));
+  // Ops measured below 10 us are left out when asked.
+  const FidelityResult large = run_fidelity(std::vector<FidelityTrace>{trace_of("t", {a, b, m})}, {.min_measured_s = 1e-5});
+  CHECK(large.overall.ops == 1);
+  CHECK(large.overall.roofline.whole_ratio == Approx(1.5));
+}
+
 TEST_CASE("fidelity: renders text, Markdown and JSON") {
   const std::vector<FidelityTrace> traces = {trace_of("a", testing::known_curve_samples("a"))};
   const FidelityResult r = run_fidelity(traces);
@@ -257,9 +288,13 @@ TEST_CASE("fidelity: renders text, Markdown and JSON") {
   CHECK(text.find("chip h100-sxm") != std::string::npos);
   const std::string md = render_fidelity(r, FidelityFormat::kMarkdown);
   CHECK(md.find("| trace | chip | ops | bound > measured |") != std::string::npos);
+  CHECK(md.find("| built-in mean | built-in measured / expected |") != std::string::npos);
+  CHECK(md.find("| class matmul |") != std::string::npos);
   const std::string json = render_fidelity(r, FidelityFormat::kJson);
   CHECK(json.find("\"bounds_above\": []") != std::string::npos);
   CHECK(json.find("\"overall\": {") != std::string::npos);
+  CHECK(json.find("\"whole_ratio\": ") != std::string::npos);
+  CHECK(json.find("\"classes\": [") != std::string::npos);
 }
 
 TEST_CASE("cli fidelity and calibrate: a fixture trace, its calibration file, and report --calibration") {
