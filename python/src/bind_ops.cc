@@ -20,7 +20,7 @@
 #include "roofline/collectives/collective_kind.hpp"
 #include "roofline/ops/elementwise.hpp"
 #include "roofline/ops/matmul.hpp"
-#include "roofline/report/expected.hpp"
+#include "roofline/expected/expected.hpp"
 #include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/mesh.hpp"
 #include "roofline/sharding/mesh_collective.hpp"

@@ -14,7 +14,7 @@
 #include "roofline/hlo/reader.hpp"
 #include "roofline/match/op_model.hpp"
 #include "roofline/report/csv.hpp"
-#include "roofline/report/expected.hpp"
+#include "roofline/expected/expected.hpp"
 #include "roofline/report/hlo_rows.hpp"
 #include "roofline/report/json.hpp"
 #include "roofline/sharding/mesh.hpp"

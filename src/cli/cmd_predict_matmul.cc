@@ -6,7 +6,7 @@
 #include "roofline/chip_io.hpp"
 #include "roofline/ops/matmul.hpp"
 #include "roofline/ops/validate.hpp"
-#include "roofline/report/expected.hpp"
+#include "roofline/expected/expected.hpp"
 #include "roofline/report/json.hpp"
 #include "src/cli/calibration_arg.hpp"
 #include "src/cli/command.hpp"

@@ -7,7 +7,7 @@
 #include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/units.hpp"
-#include "roofline/report/expected.hpp"
+#include "roofline/expected/expected.hpp"
 #include "roofline/report/json.hpp"
 #include "roofline/report/labels.hpp"
 #include "roofline/sharding/matmul_expression.hpp"

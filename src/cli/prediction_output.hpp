@@ -1,6 +1,6 @@
 // How the CLI prints a Prediction and its calibrated expectation as text;
 // their JSON is the library's (roofline/report/json.hpp,
-// roofline/report/expected.hpp, docs/json.md).
+// roofline/expected/expected.hpp, docs/json.md).
 #pragma once
 
 #include <cstdio>

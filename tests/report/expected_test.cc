@@ -23,7 +23,7 @@
 #include "roofline/match/match.hpp"
 #include "roofline/ops/elementwise.hpp"
 #include "roofline/ops/matmul.hpp"
-#include "roofline/report/expected.hpp"
+#include "roofline/expected/expected.hpp"
 #include "roofline/report/json.hpp"
 #include "roofline/report/rank.hpp"
 #include "roofline/sharding/checked.hpp"
