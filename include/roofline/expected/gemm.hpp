@@ -52,18 +52,19 @@ struct GemmTile {
   std::int64_t m = 0, n = 0;  // outputs of one tile (one thread block, one MXU pass)
 };
 
-inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+// ceil(extent / tile): the tiles along one dimension (both positive).
+inline std::int64_t tiles_along(std::int64_t extent, std::int64_t tile) { return (extent + tile - 1) / tile; }
 
 // M N over the padded tiles' outputs; 1 for a dimension or tile that is not positive.
 inline double tile_efficiency(const GemmDims& d, const GemmTile& t) {
   if (d.m <= 0 || d.n <= 0 || t.m <= 0 || t.n <= 0) return 1;
   return static_cast<double>(d.m) * static_cast<double>(d.n) /
-         (static_cast<double>(ceil_div(d.m, t.m) * t.m) * static_cast<double>(ceil_div(d.n, t.n) * t.n));
+         (static_cast<double>(tiles_along(d.m, t.m) * t.m) * static_cast<double>(tiles_along(d.n, t.n) * t.n));
 }
 
 inline std::int64_t tile_count(const GemmDims& d, const GemmTile& t) {
   if (d.m <= 0 || d.n <= 0 || t.m <= 0 || t.n <= 0) return 0;
-  return std::max<std::int64_t>(d.batch, 1) * ceil_div(d.m, t.m) * ceil_div(d.n, t.n);
+  return std::max<std::int64_t>(d.batch, 1) * tiles_along(d.m, t.m) * tiles_along(d.n, t.n);
 }
 
 // Tiles over the slots of the waves they need (units x tiles per unit
@@ -72,7 +73,7 @@ inline double wave_efficiency(const GemmDims& d, const GemmTile& t, std::int64_t
   const std::int64_t tiles = tile_count(d, t);
   const std::int64_t slots = units * std::max<std::int64_t>(tiles_per_unit, 1);
   if (tiles <= 0 || slots <= 0) return 1;
-  const std::int64_t waves = ceil_div(tiles, slots);
+  const std::int64_t waves = tiles_along(tiles, slots);
   return static_cast<double>(tiles) / static_cast<double>(waves * slots);
 }
 
