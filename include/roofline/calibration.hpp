@@ -4,8 +4,8 @@
 // costs a few microseconds, so a user also needs "how long, normally". One
 // occurrence of an op of class c is expected to take
 //
-//   T_expected = floor_s + max(T_math / math_efficiency,
-//                              T_mem  / memory_efficiency,
+//   T_expected = floor_s + max(T_math / (math_efficiency   x s_math(FLOPs)),
+//                              T_mem  / (memory_efficiency x s_mem(bytes)),
 //                              T_link / link_efficiency)
 //
 // where T_math and T_link are the roofline's terms (Prediction's t_math_s,
@@ -17,6 +17,10 @@
 // saturates at the class's efficiency: a small GEMM is launch-bound, a large
 // one runs at the chip's achievable matmul rate (a memory-bound op whose
 // bound is L2's saturates lower, at e_mem x t_hbm_s / t_hbm_cold_s).
+// s_math and s_mem (expected/gemm.hpp, expected/memory.hpp; 1 where the
+// calibration has no size curve) are the share of the largest ops' rate an
+// op of its size reaches: a GEMM of a few tiles, a copy of a few
+// kilobytes, run far below the rate of one that fills the chip for long.
 //
 // The parameters come from a `ChipCalibration`: the built-in one of each
 // embedded chip (default_calibration(chip), from the published measurements
@@ -30,12 +34,16 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "roofline/chip.hpp"
+#include "roofline/expected/gemm.hpp"
+#include "roofline/expected/memory.hpp"
+#include "roofline/expected/size_curve.hpp"
 #include "roofline/predict.hpp"
 
 namespace roofline {
@@ -118,6 +126,11 @@ struct ChipCalibration {
   // math_efficiency applies.
   std::array<double, kPeakClassCount> matmul_math_efficiency{};
   std::vector<FamilyCurve> families;  // a built-in calibration has none
+  // How an op's size scales its class's efficiencies (size_curve.hpp,
+  // relative to the table's largest step); empty: not at all. Matmul's by
+  // the FLOPs of a matmul-class op, memory's by the bytes of any op.
+  std::vector<SizeStep> matmul_size_steps;
+  std::vector<SizeStep> memory_size_steps;
   FitQuality quality;
 
   const ClassCurve& curve(CostClass c) const { return classes[static_cast<int>(c)]; }
@@ -135,6 +148,17 @@ struct ChipCalibration {
   }
 };
 
+// The share of its class's efficiencies an op of `flops` and `hbm_bytes`
+// (one occurrence) reaches by its size on `cal`: s_math and s_mem above.
+struct SizeFactors {
+  double math = 1;
+  double memory = 1;
+};
+inline SizeFactors size_factors(double flops, double hbm_bytes, CostClass c, const ChipCalibration& cal) {
+  return {.math = c == CostClass::kMatmul ? relative_size_efficiency(cal.matmul_size_steps, flops) : 1,
+          .memory = relative_size_efficiency(cal.memory_size_steps, hbm_bytes)};
+}
+
 // The expected time of one occurrence of an op of class `c` whose roofline
 // is `p`. An invalid prediction gives NaN; an op with no work at all (all
 // three terms zero: a loop's own row, an async start) is expected to take
@@ -146,37 +170,49 @@ inline double expected_s(const Prediction& p, CostClass c, const ChipCalibration
   if (p.t_math_s <= 0 && p.t_hbm_s <= 0 && p.t_ici_s <= 0) return 0;
   const FamilyCurve* own = cal.family_curve(c, family);
   const ClassCurve& k = own ? own->curve : cal.curve(c);
+  const SizeFactors size = size_factors(p.flops, p.hbm_bytes, c, cal);
   const auto stretch = [](double t, double efficiency) { return efficiency > 0 ? t / efficiency : t; };
-  return k.floor_s + std::max({stretch(p.t_math_s, own ? k.math_efficiency : cal.math_efficiency(c, p.peak.used)),
-                               stretch(std::max(p.t_hbm_s, p.t_hbm_cold_s), k.memory_efficiency),
+  return k.floor_s + std::max({stretch(p.t_math_s, (own ? k.math_efficiency : cal.math_efficiency(c, p.peak.used)) * size.math),
+                               stretch(std::max(p.t_hbm_s, p.t_hbm_cold_s), k.memory_efficiency * size.memory),
                                stretch(p.t_ici_s, k.link_efficiency)});
 }
 
 // The built-in calibration of `chip`: its published achievable rates
 // (Chip::achieved, each with a source in the spec) as efficiencies against
-// its peaks. A rate the spec lacks leaves that efficiency at 1 (the
-// roofline); no launch floor leaves the floor at 0.
+// its peaks, and on a GPU the size curves of Calculon (expected/gemm.hpp,
+// expected/memory.hpp), whose largest steps (0.95 of the matrix peak, 0.90
+// of HBM's) stand for a rate the spec lacks. A TPU's rate the spec lacks
+// leaves that efficiency at 1 (the roofline), and a TPU has no size curve
+// (Calculon's tables are of GPUs); no launch floor leaves the floor at 0.
 inline ChipCalibration default_calibration(const Chip& chip) {
   ChipCalibration cal;
   cal.chip = chip.name;
   cal.origin = "built-in: published measurements (hardware/" + chip.name + ".json, \"achieved\")";
   const AchievedRates& a = chip.achieved;
-  const auto ratio = [](double achieved, double peak) {
-    return achieved > 0 && peak > 0 ? std::min(1.0, achieved / peak) : 1.0;
+  const bool gpu = chip.kind == ChipKind::kGpu;
+  const double matmul_default = gpu ? std::end(kCalculonMatrixSteps)[-1].efficiency : 1.0;
+  const double memory_default = gpu ? std::end(kCalculonHbmSteps)[-1].efficiency : 1.0;
+  const auto ratio = [](double achieved, double peak, double otherwise) {
+    return achieved > 0 && peak > 0 ? std::min(1.0, achieved / peak) : otherwise;
   };
   for (int i = 0; i < kPeakClassCount; ++i)
-    cal.matmul_math_efficiency[i] = a.matmul_flops_per_s[i] > 0 ? ratio(a.matmul_flops_per_s[i], chip.peak_flops_per_s[i]) : 0;
-  const double memory = ratio(a.hbm_bytes_per_s, chip.hbm_bytes_per_s);
-  const double link = ratio(a.link_bytes_per_s, chip.ici.link_bytes_per_s);
-  const double pcie = ratio(a.pcie_bytes_per_s, chip.pcie_bytes_per_s);
+    cal.matmul_math_efficiency[i] = a.matmul_flops_per_s[i] > 0 ? ratio(a.matmul_flops_per_s[i], chip.peak_flops_per_s[i], 1.0) : 0;
+  const double memory = ratio(a.hbm_bytes_per_s, chip.hbm_bytes_per_s, memory_default);
+  const double link = ratio(a.link_bytes_per_s, chip.ici.link_bytes_per_s, 1.0);
+  const double pcie = ratio(a.pcie_bytes_per_s, chip.pcie_bytes_per_s, 1.0);
   for (ClassCurve& k : cal.classes) {
     k.floor_s = a.launch_s;
     k.memory_efficiency = memory;
   }
+  cal.curve(CostClass::kMatmul).math_efficiency = matmul_default;
   cal.curve(CostClass::kCollective).floor_s = std::max(a.launch_s, a.collective_launch_s);
   cal.curve(CostClass::kCollective).link_efficiency = link;
   cal.curve(CostClass::kHostLink).floor_s = std::max(a.launch_s, a.copy_launch_s);
   cal.curve(CostClass::kHostLink).link_efficiency = pcie;
+  if (gpu) {
+    cal.matmul_size_steps.assign(std::begin(kCalculonMatrixSteps), std::end(kCalculonMatrixSteps));
+    cal.memory_size_steps.assign(std::begin(kCalculonHbmSteps), std::end(kCalculonHbmSteps));
+  }
   return cal;
 }
 

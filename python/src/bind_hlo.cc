@@ -17,7 +17,7 @@
 #include "roofline/hlo/predict.hpp"
 #include "roofline/hlo/reader.hpp"
 #include "roofline/hlo/shape.hpp"
-#include "roofline/report/expected.hpp"
+#include "roofline/expected/expected.hpp"
 #include "roofline/report/hlo.hpp"
 #include "roofline/report/hlo_rows.hpp"
 #include "roofline/sharding/checked.hpp"

@@ -22,7 +22,7 @@
 #include "roofline/ops/elementwise.hpp"
 #include "roofline/ops/matmul.hpp"
 #include "roofline/ops/validate.hpp"
-#include "roofline/report/expected.hpp"
+#include "roofline/expected/expected.hpp"
 #include "roofline/report/prediction.hpp"
 #include "roofline/sharding/checked.hpp"
 #include "roofline/sharding/mesh.hpp"

@@ -66,23 +66,38 @@ std::string bound_reason(const OpReport& o, const CalibrationSample& s, const Ch
   return text;
 }
 
-ErrorFigures figures(const std::vector<double>& errors) {
-  return ErrorFigures{.median_abs_error = quantile(errors, 0.5), .p90_abs_error = quantile(errors, 0.9)};
+// The figures of one expectation over some ops: `errors` per op, and the
+// ops' summed measured and expected time (totals over occurrences).
+ErrorFigures figures(const std::vector<double>& errors, double measured_total_s, double expected_total_s) {
+  double sum = 0;
+  for (double e : errors) sum += e;
+  return ErrorFigures{.median_abs_error = quantile(errors, 0.5),
+                      .p90_abs_error = quantile(errors, 0.9),
+                      .mean_abs_error = errors.empty() ? 0 : sum / static_cast<double>(errors.size()),
+                      .whole_ratio = expected_total_s > 0 ? measured_total_s / expected_total_s : 0};
 }
 
 FidelityRow row_of(std::string name, std::string chip, const std::vector<const Compared*>& ops) {
   FidelityRow r{.name = std::move(name), .chip = std::move(chip), .ops = static_cast<std::int64_t>(ops.size())};
   std::vector<double> raw, builtin, calibrated;
+  double measured_total = 0, raw_total = 0, builtin_total = 0, calibrated_total = 0;
   for (const Compared* c : ops) {
     const double measured = c->sample.measured_s;
     if (roofline_s(c->sample) > measured) ++r.bounds_above;
     raw.push_back(abs_error(measured, roofline_s(c->sample)));
     builtin.push_back(abs_error(measured, c->builtin_s));
     calibrated.push_back(abs_error(measured, c->calibrated_s));
+    // The whole ratio sums what the trace spent: every occurrence's own
+    // time against the expectation of one occurrence times their count.
+    const double n = static_cast<double>(c->sample.count);
+    measured_total += c->op->measured_s;
+    raw_total += roofline_s(c->sample) * n;
+    builtin_total += c->builtin_s * n;
+    calibrated_total += c->calibrated_s * n;
   }
-  r.roofline = figures(raw);
-  r.builtin = figures(builtin);
-  r.calibrated = figures(calibrated);
+  r.roofline = figures(raw, measured_total, raw_total);
+  r.builtin = figures(builtin, measured_total, builtin_total);
+  r.calibrated = figures(calibrated, measured_total, calibrated_total);
   return r;
 }
 
@@ -152,8 +167,11 @@ FidelityResult run_fidelity(std::span<const FidelityTrace> traces, const Fidelit
   for (const FidelityTrace& t : traces) {
     std::size_t k = 0;
     const std::vector<CalibrationSample> samples = calibration_samples(t.report, t.trace);
-    for (const OpReport& o : t.report.ops)
-      if (comparable(o)) all.push_back(Compared{.sample = samples[k++], .op = &o, .trace = &t});
+    for (const OpReport& o : t.report.ops) {
+      if (!comparable(o)) continue;
+      const CalibrationSample& s = samples[k++];
+      if (s.measured_s >= options.min_measured_s) all.push_back(Compared{.sample = s, .op = &o, .trace = &t});
+    }
   }
   std::map<std::string, std::vector<Compared*>> by_chip;
   std::map<std::string, const Chip*> chips;
@@ -202,6 +220,12 @@ FidelityResult run_fidelity(std::span<const FidelityTrace> traces, const Fidelit
   }
   for (const auto& [name, ops] : by_chip)
     out.chips.push_back(row_of(name, name, std::vector<const Compared*>(ops.begin(), ops.end())));
+  for (int i = 0; i < kCostClassCount; ++i) {
+    std::vector<const Compared*> mine;
+    for (const Compared& c : all)
+      if (static_cast<int>(c.sample.cost_class) == i) mine.push_back(&c);
+    if (!mine.empty()) out.classes.push_back(row_of(std::string(cost_class_name(static_cast<CostClass>(i))), "", mine));
+  }
   out.overall = row_of("overall", "", everything);
 
   for (const Compared& c : all) {

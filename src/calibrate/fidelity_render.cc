@@ -35,15 +35,27 @@ std::string ratio(double r) {
   return buf;
 }
 
-std::vector<std::string> row_cells(const FidelityRow& r) {
-  return {trimmed(r.name), shown(r.chip), detail::cat(r.ops), detail::cat(r.bounds_above),
-          format_percent(r.roofline.median_abs_error), format_percent(r.roofline.p90_abs_error),
-          format_percent(r.builtin.median_abs_error), format_percent(r.builtin.p90_abs_error),
-          format_percent(r.calibrated.median_abs_error), format_percent(r.calibrated.p90_abs_error)};
+// Four cells per expectation: median, p90, mean and the whole ratio.
+void add_figures(std::vector<std::string>& cells, const ErrorFigures& e) {
+  cells.push_back(format_percent(e.median_abs_error));
+  cells.push_back(format_percent(e.p90_abs_error));
+  cells.push_back(format_percent(e.mean_abs_error));
+  cells.push_back(ratio(e.whole_ratio));
 }
 
-const std::vector<std::string> kRowTitles = {"trace", "chip", "ops", "bound > measured", "roofline median", "roofline p90",
-                                             "built-in median", "built-in p90", "calibrated median", "calibrated p90"};
+std::vector<std::string> row_cells(const FidelityRow& r) {
+  std::vector<std::string> cells = {trimmed(r.name), shown(r.chip), detail::cat(r.ops), detail::cat(r.bounds_above)};
+  add_figures(cells, r.roofline);
+  add_figures(cells, r.builtin);
+  add_figures(cells, r.calibrated);
+  return cells;
+}
+
+const std::vector<std::string> kRowTitles = {
+    "trace", "chip", "ops", "bound > measured",
+    "roofline median", "roofline p90", "roofline mean", "roofline measured / expected",
+    "built-in median", "built-in p90", "built-in mean", "built-in measured / expected",
+    "calibrated median", "calibrated p90", "calibrated mean", "calibrated measured / expected"};
 
 std::vector<std::vector<std::string>> all_rows(const FidelityResult& r) {
   std::vector<std::vector<std::string>> rows;
@@ -51,6 +63,11 @@ std::vector<std::vector<std::string>> all_rows(const FidelityResult& r) {
   for (const FidelityRow& c : r.chips) {
     auto cells = row_cells(c);
     cells[0] = "chip " + shown(c.name);
+    rows.push_back(cells);
+  }
+  for (const FidelityRow& c : r.classes) {
+    auto cells = row_cells(c);
+    cells[0] = "class " + shown(c.name);
     rows.push_back(cells);
   }
   rows.push_back(row_cells(r.overall));
@@ -84,16 +101,20 @@ std::string furthest_title(const FidelityResult& r) {
                      r.ops.size(), "; every op in --format json):");
 }
 
+std::string overall_figures(std::string_view name, const ErrorFigures& e) {
+  return detail::cat(name, " ", format_percent(e.median_abs_error), ", ", format_percent(e.p90_abs_error), ", ",
+                     format_percent(e.mean_abs_error), ", ", ratio(e.whole_ratio));
+}
+
 // Three lines, each ended by `end` ("\n" for text, "\n\n" for Markdown paragraphs).
 std::string header(const FidelityResult& r, std::string_view end = "\n") {
   const double share = r.overall.ops > 0 ? static_cast<double>(r.overall.bounds_above) / static_cast<double>(r.overall.ops) : 0;
   return detail::cat(r.overall.ops, " ops compared; ", r.overall.bounds_above, " lower bounds above the measured median (",
-                     format_percent(share), ").", end, "Median and p90 of |measured / expected - 1|: roofline ",
-                     format_percent(r.overall.roofline.median_abs_error), ", ", format_percent(r.overall.roofline.p90_abs_error),
-                     "; built-in ", format_percent(r.overall.builtin.median_abs_error), ", ",
-                     format_percent(r.overall.builtin.p90_abs_error), "; calibrated ",
-                     format_percent(r.overall.calibrated.median_abs_error), ", ",
-                     format_percent(r.overall.calibrated.p90_abs_error), ".", end, "calibrated: ", r.calibrated, ".", end);
+                     format_percent(share), ").", end,
+                     "Median, p90 and mean of |measured / expected - 1|, and sum measured / sum expected: ",
+                     overall_figures("roofline", r.overall.roofline), "; ", overall_figures("built-in", r.overall.builtin),
+                     "; ", overall_figures("calibrated", r.overall.calibrated), ".", end, "calibrated: ", r.calibrated, ".",
+                     end);
 }
 
 std::string text(const FidelityResult& r) {
@@ -142,7 +163,10 @@ std::string markdown(const FidelityResult& r) {
 }
 
 Json errors_json(const ErrorFigures& e) {
-  return Json::object({{"median_abs_error", e.median_abs_error}, {"p90_abs_error", e.p90_abs_error}});
+  return Json::object({{"median_abs_error", e.median_abs_error},
+                       {"p90_abs_error", e.p90_abs_error},
+                       {"mean_abs_error", e.mean_abs_error},
+                       {"whole_ratio", e.whole_ratio}});
 }
 
 Json row_json(const FidelityRow& r) {
@@ -156,9 +180,10 @@ Json row_json(const FidelityRow& r) {
 }
 
 std::string json(const FidelityResult& r) {
-  Json traces = Json::array(), chips = Json::array(), bounds = Json::array();
+  Json traces = Json::array(), chips = Json::array(), classes = Json::array(), bounds = Json::array();
   for (const FidelityRow& t : r.traces) traces.push_back(row_json(t));
   for (const FidelityRow& c : r.chips) chips.push_back(row_json(c));
+  for (const FidelityRow& c : r.classes) classes.push_back(row_json(c));
   for (const BoundAbove& b : r.bounds_above)
     bounds.push_back(Json::object({{"trace", b.trace},
                                    {"op", b.op},
@@ -183,6 +208,7 @@ std::string json(const FidelityResult& r) {
   return Json::object({{"calibrated", r.calibrated},
                        {"traces", traces},
                        {"chips", chips},
+                       {"classes", classes},
                        {"overall", row_json(r.overall)},
                        {"bounds_above", bounds},
                        {"ops", ops},

@@ -49,6 +49,11 @@ struct Params {
 
 struct ClassProblem {
   std::vector<const CalibrationSample*> samples;
+  // Per sample, the share of the class's rates its size reaches on the
+  // calibration fitted (size_factors): its terms are divided by them, so
+  // that the efficiencies fitted are those of the largest ops, as the
+  // calibration's curves take them.
+  std::vector<SizeFactors> size;
   Params reference;  // the built-in curve: which samples inform which efficiency
   std::vector<int> math_index;  // per sample: 0 (shared) or 1 + own peak
   std::vector<PeakClass> own_peaks;
@@ -57,7 +62,11 @@ struct ClassProblem {
   int params() const { return link_index() + 1; }
   double term(std::size_t i, int k) const {
     const CalibrationSample& s = *samples[i];
-    return k == 0 ? s.t_math_s : k == 1 ? expected_mem_s(s) : s.t_link_s;
+    return k == 0 ? s.t_math_s / size[i].math : k == 1 ? expected_mem_s(s) / size[i].memory : s.t_link_s;
+  }
+  void add(const CalibrationSample& s, const ChipCalibration& cal) {
+    samples.push_back(&s);
+    size.push_back(size_factors(s.flops, s.hbm_bytes, s.cost_class, cal));
   }
   int index(std::size_t i, int k) const { return k == 0 ? math_index[i] : k == 1 ? mem_index() : link_index(); }
   int argmax(const Params& p, std::size_t i) const {
@@ -300,7 +309,7 @@ void fit_families(CalibrationFit& out, const FitOptions& options) {
                      [&](const CalibrationSample* m) { return launch_bound(*m, out.calibration); }))
       continue;
     ClassProblem c;
-    c.samples = members;
+    for (const CalibrationSample* m : members) c.add(*m, out.calibration);
     c.math_index.assign(members.size(), 0);
     // The class's curve (a matmul's efficiency of the unit its first op ran on).
     const Params from_class = start_at(c, out.calibration.curve(cls),
@@ -367,9 +376,12 @@ FitQuality fit_quality(const ChipCalibration& calibration, std::span<const Calib
                     .p90_abs_error = quantile(e, 0.9)};
 }
 
-CalibrationFit fit_calibration(const Chip& chip, std::vector<CalibrationSample> samples, const FitOptions& options) {
+namespace {
+
+// The fit from `builtin`, whose size curves it keeps.
+CalibrationFit fit_under(const Chip& chip, std::vector<CalibrationSample> samples, const FitOptions& options,
+                         const ChipCalibration& builtin) {
   CalibrationFit out;
-  const ChipCalibration builtin = default_calibration(chip);
   out.calibration = builtin;
   const std::size_t before = samples.size();
   std::erase_if(samples, [&](const CalibrationSample& s) {
@@ -395,7 +407,7 @@ CalibrationFit fit_calibration(const Chip& chip, std::vector<CalibrationSample> 
     ClassProblem c;
     std::map<PeakClass, int> per_peak;
     for (const CalibrationSample& s : samples)
-      if (s.cost_class == cls) c.samples.push_back(&s), ++per_peak[s.peak_used];
+      if (s.cost_class == cls) c.add(s, builtin), ++per_peak[s.peak_used];
     const std::string name(cost_class_name(cls));
     if (c.samples.empty()) continue;
     if (static_cast<int>(c.samples.size()) < options.min_samples) {
@@ -457,6 +469,34 @@ CalibrationFit fit_calibration(const Chip& chip, std::vector<CalibrationSample> 
                                          " ops, fewer than ", options.min_samples, " in each class)");
   out.calibration.quality = fit_quality(out.calibration, out.samples);
   return out;
+}
+
+}  // namespace
+
+CalibrationFit fit_calibration(const Chip& chip, std::vector<CalibrationSample> samples, const FitOptions& options) {
+  const ChipCalibration builtin = default_calibration(chip);
+  CalibrationFit with = fit_under(chip, samples, options, builtin);
+  if (builtin.matmul_size_steps.empty() && builtin.memory_size_steps.empty()) return with;
+  // Whether the size curves describe these ops is itself fitted: the fit
+  // without them is kept where it predicts its own samples better (median
+  // |error|, then the 90th percentile), as a cross-validation judges it.
+  ChipCalibration flat = builtin;
+  flat.matmul_size_steps.clear();
+  flat.memory_size_steps.clear();
+  CalibrationFit without = fit_under(chip, std::move(samples), options, flat);
+  const auto score_of = [](const CalibrationFit& f) {
+    return std::pair(f.calibration.quality.median_abs_error, f.calibration.quality.p90_abs_error);
+  };
+  const auto percent = [](double e) { return std::round(e * 1000) / 10; };
+  if (with.samples.empty() || !(score_of(without) < score_of(with))) {
+    if (!with.samples.empty())
+      with.notes.push_back(detail::cat("size curves (Calculon's) kept: median |error| ", percent(with.calibration.quality.median_abs_error),
+                                       "% with them, ", percent(without.calibration.quality.median_abs_error), "% without"));
+    return with;
+  }
+  without.notes.push_back(detail::cat("size curves left out: median |error| ", percent(without.calibration.quality.median_abs_error),
+                                      "% without them, ", percent(with.calibration.quality.median_abs_error), "% with"));
+  return without;
 }
 
 }  // namespace roofline

@@ -74,12 +74,21 @@ Json entry_json(const CalibrationFit& f) {
                                     {"t_mem_s", s.t_mem_s},
                                     {"t_link_s", s.t_link_s},
                                     {"t_mem_cold_s", s.t_mem_cold_s},
+                                    {"flops", s.flops},
+                                    {"hbm_bytes", s.hbm_bytes},
                                     {"measured_s", s.measured_s},
                                     {"count", s.count}}));
+  const auto steps_json = [](const std::vector<SizeStep>& steps) {
+    Json out = Json::array();
+    for (const SizeStep& s : steps) out.push_back(Json::array({Json(s.size), Json(s.efficiency)}));
+    return out;
+  };
   return Json::object({{"chip", c.chip},
                        {"origin", c.origin},
                        {"classes", classes},
                        {"matmul_math_efficiency", per_peak},
+                       {"matmul_size_steps", steps_json(c.matmul_size_steps)},
+                       {"memory_size_steps", steps_json(c.memory_size_steps)},
                        {"families", families},
                        {"quality", quality_json(c.quality)},
                        {"notes", Json(f.notes)},
@@ -157,6 +166,24 @@ class Reader {
     ROOFLINE_ASSIGN_OR_RETURN(out.link_efficiency, efficiency(k["link_efficiency"], path + "/link_efficiency"));
     return absl::OkStatus();
   }
+  // A size curve: [[size, efficiency], ...], sizes rising from 0
+  // (size_curve.hpp), efficiencies in (0, 1].
+  absl::StatusOr<std::vector<SizeStep>> steps(const json& j, const std::string& path) const {
+    if (!j.is_array()) return error(path, "expected an array of [size, efficiency] pairs");
+    std::vector<SizeStep> out;
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      const std::string q = detail::cat(path, "/", i);
+      if (!j[i].is_array() || j[i].size() != 2) return error(q, "expected [size, efficiency]");
+      SizeStep s;
+      ROOFLINE_ASSIGN_OR_RETURN(s.size, non_negative(j[i][0], q + "/0"));
+      ROOFLINE_ASSIGN_OR_RETURN(s.efficiency, positive(j[i][1], q + "/1"));
+      if (s.efficiency > 1) return error(q + "/1", "expected an efficiency of at most 1");
+      if (i == 0 ? s.size != 0 : s.size <= out.back().size)
+        return error(q + "/0", i == 0 ? "expected the first step at size 0" : "expected sizes that rise");
+      out.push_back(s);
+    }
+    return out;
+  }
   absl::StatusOr<CostClass> cost_class(const json& j, const std::string& path) const {
     ROOFLINE_ASSIGN_OR_RETURN(std::string s, string(j, path));
     for (int i = 0; i < kCostClassCount; ++i)
@@ -176,7 +203,8 @@ class Reader {
 absl::StatusOr<CalibrationSample> read_sample(const Reader& r, const json& j, const std::string& p, const std::string& chip) {
   ROOFLINE_RETURN_IF_ERROR(r.object(j, p,
                                     {"trace", "op", "class", "peak", "t_math_s", "t_mem_s", "t_link_s",
-                                     "t_mem_cold_s", "measured_s", "count"}));
+                                     "t_mem_cold_s", "measured_s", "count"},
+                                    {"flops", "hbm_bytes"}));
   CalibrationSample s{.chip = chip};
   ROOFLINE_ASSIGN_OR_RETURN(s.trace, r.string(j["trace"], p + "/trace"));
   ROOFLINE_ASSIGN_OR_RETURN(s.op, r.string(j["op"], p + "/op"));
@@ -188,6 +216,13 @@ absl::StatusOr<CalibrationSample> read_sample(const Reader& r, const json& j, co
   ROOFLINE_ASSIGN_OR_RETURN(s.t_mem_s, r.non_negative(j["t_mem_s"], p + "/t_mem_s"));
   ROOFLINE_ASSIGN_OR_RETURN(s.t_link_s, r.non_negative(j["t_link_s"], p + "/t_link_s"));
   ROOFLINE_ASSIGN_OR_RETURN(s.t_mem_cold_s, r.non_negative(j["t_mem_cold_s"], p + "/t_mem_cold_s"));
+  // Optional: written since the size curves (2026-11-29); absent, 0 (no size known).
+  if (j.contains("flops")) {
+    ROOFLINE_ASSIGN_OR_RETURN(s.flops, r.non_negative(j["flops"], p + "/flops"));
+  }
+  if (j.contains("hbm_bytes")) {
+    ROOFLINE_ASSIGN_OR_RETURN(s.hbm_bytes, r.non_negative(j["hbm_bytes"], p + "/hbm_bytes"));
+  }
   ROOFLINE_ASSIGN_OR_RETURN(s.measured_s, r.positive(j["measured_s"], p + "/measured_s"));
   ROOFLINE_ASSIGN_OR_RETURN(s.count, r.count(j["count"], p + "/count"));
   return s;
@@ -196,7 +231,7 @@ absl::StatusOr<CalibrationSample> read_sample(const Reader& r, const json& j, co
 absl::StatusOr<CalibrationFit> read_entry(const Reader& r, const json& j, const std::string& p) {
   ROOFLINE_RETURN_IF_ERROR(
       r.object(j, p, {"chip", "origin", "classes", "matmul_math_efficiency", "quality", "notes", "samples"},
-               {"families"}));
+               {"families", "matmul_size_steps", "memory_size_steps"}));
   CalibrationFit f;
   ChipCalibration& c = f.calibration;
   ROOFLINE_ASSIGN_OR_RETURN(c.chip, r.string(j["chip"], p + "/chip"));
@@ -223,6 +258,14 @@ absl::StatusOr<CalibrationFit> read_entry(const Reader& r, const json& j, const 
     const std::string q = p + "/matmul_math_efficiency/" + it.key();
     ROOFLINE_ASSIGN_OR_RETURN(PeakClass peak, r.peak(it.key(), q));
     ROOFLINE_ASSIGN_OR_RETURN(c.matmul_math_efficiency[static_cast<std::size_t>(peak)], r.efficiency(it.value(), q));
+  }
+  // Optional: written since the size curves (2026-11-29); absent, none (the
+  // efficiencies of an older file were fitted without them).
+  if (j.contains("matmul_size_steps")) {
+    ROOFLINE_ASSIGN_OR_RETURN(c.matmul_size_steps, r.steps(j["matmul_size_steps"], p + "/matmul_size_steps"));
+  }
+  if (j.contains("memory_size_steps")) {
+    ROOFLINE_ASSIGN_OR_RETURN(c.memory_size_steps, r.steps(j["memory_size_steps"], p + "/memory_size_steps"));
   }
   // Optional: written since families were fitted (2026-11-25); absent, none.
   const json& families = j.contains("families") ? j["families"] : json::array();

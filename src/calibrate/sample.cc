@@ -29,6 +29,8 @@ std::vector<CalibrationSample> calibration_samples(const Report& report, std::st
                                     // T_ici; the prediction expected_s() reads has it in.
                                     .t_link_s = (o.t_ici_s + o.t_host_s) / n,
                                     .t_mem_cold_s = o.t_hbm_cold_s / n,
+                                    .flops = o.flops / n,
+                                    .hbm_bytes = o.hbm_bytes / n,
                                     .measured_s = o.median_s,
                                     .count = o.count});
   }
@@ -45,6 +47,8 @@ double expected_s(const CalibrationSample& s, const ChipCalibration& calibration
   p.t_hbm_s = s.t_mem_s;
   p.t_hbm_cold_s = s.t_mem_cold_s;
   p.t_ici_s = s.t_link_s;
+  p.flops = s.flops;
+  p.hbm_bytes = s.hbm_bytes;
   settle_bounds(p);
   p.peak.used = p.peak.wanted = s.peak_used;
   return expected_s(p, s.cost_class, calibration, s.family);

@@ -35,6 +35,10 @@ int run(const Args& args) {
     calibration = *std::move(f);
     options.calibration = &calibration;
   }
+  auto min_us = args.get_double("min-measured-us", 0.0);
+  if (!min_us.ok()) return fail(min_us.status());
+  if (!(*min_us >= 0)) return fail_usage("fidelity: --min-measured-us: expected a number of microseconds >= 0");
+  options.min_measured_s = *min_us * 1e-6;
   auto read_options = trace_read_options(args);
   if (!read_options.ok()) return fail(read_options.status());
   auto paths = trace_paths(args.positional());
@@ -51,11 +55,13 @@ int run(const Args& args) {
 
 ROOFLINE_CLI_COMMAND({
     .name = "fidelity",
-    .usage = "roofline fidelity PATH... [--calibration FILE] [--chip NAME|PATH] [--format text|md|json] [-o FILE]",
+    .usage = "roofline fidelity PATH... [--calibration FILE] [--chip NAME|PATH] [--min-measured-us N] [--format text|md|json] "
+             "[-o FILE]",
     .summary = "The fidelity benchmark: lower bounds above measured, and the error of the roofline, the built-in "
                "and a cross-validated calibration.",
     .options = with_read_limits({{"calibration", "FILE", "judge this calibration instead of a cross-validated fit"},
                                  {"chip", "NAME|PATH", "predict on this chip (default: detected from each trace)"},
+                                 {"min-measured-us", "N", "compare only ops whose measured median is N us or more"},
                                  {"format", "text|md|json", "output format (default text)"},
                                  {"output", "FILE", "write to FILE instead of stdout", "o"}}),
     .run = run,

@@ -13,7 +13,7 @@
 #include "roofline/hlo/cost.hpp"
 #include "roofline/hlo/shape.hpp"
 #include "roofline/match/op_model.hpp"
-#include "roofline/report/expected.hpp"
+#include "roofline/expected/expected.hpp"
 #include "roofline/report/hlo_rows.hpp"
 #include "roofline/report/labels.hpp"
 #include "roofline/report/render.hpp"

@@ -8,7 +8,7 @@
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/terminal.hpp"
 #include "roofline/report/csv.hpp"
-#include "roofline/report/expected.hpp"
+#include "roofline/expected/expected.hpp"
 #include "roofline/report/hlo.hpp"
 #include "roofline/report/json.hpp"
 

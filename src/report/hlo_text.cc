@@ -13,7 +13,7 @@
 #include "roofline/format/units.hpp"
 #include "roofline/hlo/collective_rewrites.hpp"
 #include "roofline/hlo/shape.hpp"
-#include "roofline/report/expected.hpp"
+#include "roofline/expected/expected.hpp"
 #include "roofline/report/hlo.hpp"
 #include "roofline/report/hlo_rows.hpp"
 #include "roofline/sharding/mesh_collective.hpp"

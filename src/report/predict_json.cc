@@ -3,7 +3,7 @@
 #include <utility>
 #include <vector>
 
-#include "roofline/report/expected.hpp"
+#include "roofline/expected/expected.hpp"
 #include "roofline/report/json.hpp"
 #include "roofline/report/prediction.hpp"
 

@@ -7,7 +7,7 @@
 
 #include "roofline/format/terminal.hpp"
 #include "roofline/format/units.hpp"
-#include "roofline/report/expected.hpp"
+#include "roofline/expected/expected.hpp"
 #include "roofline/report/labels.hpp"
 #include "roofline/report/prediction.hpp"
 

@@ -33,7 +33,8 @@ OpReport op_of(const CalibrationSample& s) {
   o.t_hbm_cold_s = s.t_mem_cold_s * n;
   o.t_ici_s = s.t_link_s * n;
   o.predicted_s = roofline_s(s) * n;
-  o.hbm_bytes = s.t_mem_s * chip("h100-sxm").hbm_bytes_per_s * n;
+  o.hbm_bytes = s.hbm_bytes * n;
+  o.flops = s.flops * n;
   o.cost_class = s.cost_class;
   o.peak_used = s.peak_used;
   return o;
@@ -59,11 +60,12 @@ TEST_CASE("fidelity: two traces on the model's curve, left out in turn, predict 
   CHECK(r.overall.calibrated.median_abs_error < 1e-6);
   CHECK(r.overall.calibrated.p90_abs_error < 1e-6);
   // The roofline column is measured / max(terms) - 1, by definition; check
-  // one op: gemm.0 has T_math 1 us, T_mem 0.25 us, measured 3 us + 1 us / 0.7.
+  // one op: gemm.0 has T_math 1 us, T_mem 0.25 us, measured 3 us + 1 us /
+  // (0.7 x the size curve's share at its 0.989 GFLOP, (0.1 + 0.5 x 0.989) / 0.95).
   std::vector<double> raw;
   for (const OpReport& o : traces[0].report.ops) raw.push_back(o.median_s / (o.predicted_s / o.count) - 1);
   CHECK(r.traces[0].roofline.median_abs_error == Approx(quantile(raw, 0.5)));
-  CHECK(raw[0] == Approx((3e-6 + 1e-6 / 0.7) / 1e-6 - 1));
+  CHECK(raw[0] == Approx((3e-6 + 1e-6 / (0.7 * (0.1 + 0.5 * 0.989) / 0.95)) / 1e-6 - 1));
   // The built-in column is the chip's default calibration.
   std::vector<double> builtin;
   const ChipCalibration d = default_calibration(chip("h100-sxm"));
@@ -169,10 +171,13 @@ TEST_CASE("fidelity: every op compared is listed with its three expectations, fu
   CHECK(r.ops[0].shapes == "[[8,128]]");
   CHECK(r.ops[0].fold == -1);  // its trace was left out whole
   CHECK(r.ops[0].count == 3);
-  CHECK(r.ops[0].measured_s == Approx(9 * (2e-6 + 2e-5 / 0.85)));
+  // 2e-5 s of HBM time on an H100 is 67 MB: the size curve's share of the
+  // largest copies' rate at that size.
+  const double share = memory_size_efficiency(2e-5 * chip("h100-sxm").hbm_bytes_per_s);
+  CHECK(r.ops[0].measured_s == Approx(9 * (2e-6 + 2e-5 / (0.85 * share))));
   CHECK(r.ops[0].bound_s == Approx(2e-5));
   // Fitted on trace b alone, which is on the curve: the expectation is the curve's.
-  CHECK(r.ops[0].calibrated_s == Approx(2e-6 + 2e-5 / 0.85).epsilon(1e-6));
+  CHECK(r.ops[0].calibrated_s == Approx(2e-6 + 2e-5 / (0.85 * share)).epsilon(1e-6));
   CHECK(r.ops[0].builtin_s == Approx(expected_s(calibration_samples(t.report, "a").back(), default_calibration(chip("h100-sxm")))));
   for (std::size_t i = 1; i < r.ops.size(); ++i)
     CHECK(abs_error(r.ops[i - 1].measured_s, r.ops[i - 1].calibrated_s) >= abs_error(r.ops[i].measured_s, r.ops[i].calibrated_s));
@@ -249,6 +254,37 @@ TEST_CASE("fidelity: a calibration given without an entry for a chip uses and na
   CHECK(r.notes[0].find("the calibration given has no entry for h200: the same GH100 die as h100-sxm: its fit to") == 0);
 }
 
+TEST_CASE("fidelity: the mean error and the whole ratio, by trace and by class") {
+  // Two memory ops whose roofline is their T_mem: 1 us measured 2 us once
+  // (|2 / 1 - 1| = 1), and 4 us measured 2 us three times (|2 / 4 - 1| =
+  // 0.5); one matmul, T_math 10 us measured 15 us twice (0.5).
+  CalibrationSample a = testing::model_sample("t", "copy", CostClass::kMemory, PeakClass::kFp32, 0, 1e-6, 0, 1, 1);
+  a.measured_s = 2e-6;
+  a.count = 1;
+  CalibrationSample b = testing::model_sample("t", "add", CostClass::kMemory, PeakClass::kFp32, 0, 4e-6, 0, 1, 1);
+  b.measured_s = 2e-6;
+  b.count = 3;
+  CalibrationSample m = testing::model_sample("t", "gemm", CostClass::kMatmul, PeakClass::kBf16, 1e-5, 0, 0, 1, 1);
+  m.measured_s = 1.5e-5;
+  m.count = 2;
+  const FidelityResult r = run_fidelity(std::vector<FidelityTrace>{trace_of("t", {a, b, m})});
+  REQUIRE(r.traces.size() == 1);
+  const ErrorFigures& raw = r.traces[0].roofline;
+  CHECK(raw.mean_abs_error == Approx((1 + 0.5 + 0.5) / 3));
+  // Sum measured (2 + 6 + 30 us) over sum of the rooflines (1 + 12 + 20 us).
+  CHECK(raw.whole_ratio == Approx(38.0 / 33.0));
+  REQUIRE(r.classes.size() == 2);
+  CHECK(r.classes[0].name == "matmul");
+  CHECK(r.classes[0].roofline.whole_ratio == Approx(1.5));
+  CHECK(r.classes[1].name == "memory");
+  CHECK(r.classes[1].roofline.mean_abs_error == Approx(0.75));
+  CHECK(r.classes[1].roofline.whole_ratio == Approx(8.0 / 13.0));
+  // Ops measured below 10 us are left out when asked.
+  const FidelityResult large = run_fidelity(std::vector<FidelityTrace>{trace_of("t", {a, b, m})}, {.min_measured_s = 1e-5});
+  CHECK(large.overall.ops == 1);
+  CHECK(large.overall.roofline.whole_ratio == Approx(1.5));
+}
+
 TEST_CASE("fidelity: renders text, Markdown and JSON") {
   const std::vector<FidelityTrace> traces = {trace_of("a", testing::known_curve_samples("a"))};
   const FidelityResult r = run_fidelity(traces);
@@ -257,9 +293,13 @@ TEST_CASE("fidelity: renders text, Markdown and JSON") {
   CHECK(text.find("chip h100-sxm") != std::string::npos);
   const std::string md = render_fidelity(r, FidelityFormat::kMarkdown);
   CHECK(md.find("| trace | chip | ops | bound > measured |") != std::string::npos);
+  CHECK(md.find("| built-in mean | built-in measured / expected |") != std::string::npos);
+  CHECK(md.find("| class matmul |") != std::string::npos);
   const std::string json = render_fidelity(r, FidelityFormat::kJson);
   CHECK(json.find("\"bounds_above\": []") != std::string::npos);
   CHECK(json.find("\"overall\": {") != std::string::npos);
+  CHECK(json.find("\"whole_ratio\": ") != std::string::npos);
+  CHECK(json.find("\"classes\": [") != std::string::npos);
 }
 
 TEST_CASE("cli fidelity and calibrate: a fixture trace, its calibration file, and report --calibration") {

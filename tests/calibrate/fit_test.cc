@@ -133,16 +133,20 @@ TEST_CASE("fit: an efficiency is fitted only from ops its term bounds, not from 
   const CalibrationFit f = fit_calibration(chip("h100-sxm"), s);
   const ClassCurve builtin = default_calibration(chip("h100-sxm")).curve(CostClass::kMemory);
   const ClassCurve& got = f.calibration.curve(CostClass::kMemory);
-  CHECK(got.memory_efficiency == builtin.memory_efficiency);
+  // They leave it where one of the fit's two starts put it: the built-in
+  // curve's, or the bare roofline's 1.
+  CHECK(got.memory_efficiency >= builtin.memory_efficiency);
+  CHECK(got.memory_efficiency <= 1);
   // The floor is what these ops do tell: between their times.
   CHECK(got.floor_s > 2.89e-6);
   CHECK(got.floor_s < 3.0e-6);
   CHECK_FALSE(mentions(f.notes, "memory efficiency 1000"));
 
   // Ops their memory term bounds do set it: the synthetic curve's e_mem
-  // 0.85, not the built-in 1 (H100's spec gives no achieved HBM rate),
-  // moved a little by the floor the launch-bound ops share (0.88).
-  REQUIRE(builtin.memory_efficiency == 1);
+  // 0.85, not the built-in 0.9 (H100's spec gives no achieved HBM rate, so
+  // the largest step of Calculon's HBM curve), moved a little by the floor
+  // the launch-bound ops share.
+  REQUIRE(builtin.memory_efficiency == Approx(0.9));
   for (const CalibrationSample& x : known_curve_samples()) s.push_back(x);
   const double e = fit_calibration(chip("h100-sxm"), s).calibration.curve(CostClass::kMemory).memory_efficiency;
   CHECK(e > 0.8);

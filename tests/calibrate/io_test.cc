@@ -103,6 +103,12 @@ TEST_CASE("calibration file: round trip") {
       CHECK(x.classes[k].quality.p90_abs_error == y.classes[k].quality.p90_abs_error);
     }
     CHECK(x.calibration.matmul_math_efficiency == y.calibration.matmul_math_efficiency);
+    REQUIRE(x.calibration.memory_size_steps.size() == y.calibration.memory_size_steps.size());
+    for (std::size_t k = 0; k < x.calibration.memory_size_steps.size(); ++k) {
+      CHECK(x.calibration.memory_size_steps[k].size == y.calibration.memory_size_steps[k].size);
+      CHECK(x.calibration.memory_size_steps[k].efficiency == y.calibration.memory_size_steps[k].efficiency);
+    }
+    CHECK(x.calibration.matmul_size_steps.size() == y.calibration.matmul_size_steps.size());
     REQUIRE(x.calibration.families.size() == y.calibration.families.size());
     for (std::size_t k = 0; k < x.calibration.families.size(); ++k) {
       const roofline::FamilyCurve& fx = x.calibration.families[k];
@@ -137,6 +143,18 @@ TEST_CASE("calibration file: round trip") {
   CHECK(bn->family == "bn");
   CHECK(b->find("h100-sxm")->curve(CostClass::kMatmul).floor_s == Approx(3e-6));
   CHECK(b->find("mi300x") == nullptr);
+  // Samples made under the H100's size curves are fitted best under them:
+  // the file keeps Calculon's four HBM steps; the TPU has none.
+  CHECK(b->find("h100-sxm")->memory_size_steps.size() == 4);
+  CHECK(b->find("tpu-v6e")->memory_size_steps.empty());
+  // A file without them (written before the size curves) reads with none.
+  {
+    nlohmann::json old = nlohmann::json::parse(text);
+    for (auto& c : old["chips"]) c.erase("matmul_size_steps"), c.erase("memory_size_steps");
+    auto read = parse_calibration(old.dump(), "old.json");
+    REQUIRE(read.ok());
+    CHECK(read->chips[0].calibration.memory_size_steps.empty());
+  }
   // A file without `families` (written before families were fitted) reads
   // with none.
   nlohmann::json j = nlohmann::json::parse(text);
@@ -180,6 +198,17 @@ TEST_CASE("calibration file: errors name the file and the place") {
     families.push_back(families[0]);
     CHECK(error_of(j.dump()) ==
           detail::cat("cal.json: /chips/0/families/", families.size() - 1, "/family: a second curve for ", name));
+  }
+  {
+    // A size curve must start at 0, rise, and hold efficiencies of at most 1.
+    nlohmann::json j = nlohmann::json::parse(calibration_to_json(two_chips()));
+    nlohmann::json late = j, flat = j, above = j;
+    late["chips"][0]["memory_size_steps"][0][0] = 5;
+    CHECK(error_of(late.dump()) == "cal.json: /chips/0/memory_size_steps/0/0: expected the first step at size 0");
+    flat["chips"][0]["memory_size_steps"][2][0] = 1e6;
+    CHECK(error_of(flat.dump()) == "cal.json: /chips/0/memory_size_steps/2/0: expected sizes that rise");
+    above["chips"][0]["matmul_size_steps"][1][1] = 2;
+    CHECK(error_of(above.dump()) == "cal.json: /chips/0/matmul_size_steps/1/1: expected an efficiency of at most 1");
   }
   CHECK(error_of(edited("\"origin\": \"fit\"", "\"origin\": \"fit\", \"extra\": 1")).find("/extra: unknown field") !=
         std::string::npos);

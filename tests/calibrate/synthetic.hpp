@@ -8,14 +8,22 @@
 
 namespace roofline::testing {
 
-// A sample whose measured time is floor + max(T_math / e_math, T_mem / e_mem),
-// times `outlier` (1: on the curve).
+// A sample of an H100 whose measured time is floor + max(T_math / (e_math
+// s_math), T_mem / (e_mem s_mem)), times `outlier` (1: on the curve): its
+// FLOPs and bytes are its terms at the H100's bf16 peak and HBM
+// bandwidth, and s_math, s_mem the size factors of the H100's built-in
+// curves (calibration.hpp, size_factors), which a fit keeps.
 inline CalibrationSample model_sample(const std::string& trace, const std::string& op, CostClass c, PeakClass peak,
                                       double t_math_s, double t_mem_s, double floor_s, double e_math, double e_mem,
                                       double outlier = 1) {
-  const double t = floor_s + std::max(t_math_s / e_math, t_mem_s / e_mem);
+  const Chip& h100 = chip("h100-sxm");
+  const double flops = t_math_s * h100.peak_flops_per_s[static_cast<int>(PeakClass::kBf16)];
+  const double bytes = t_mem_s * h100.hbm_bytes_per_s;
+  const SizeFactors size = size_factors(flops, bytes, c, default_calibration(h100));
+  const double t = floor_s + std::max(t_math_s / (e_math * size.math), t_mem_s / (e_mem * size.memory));
   return CalibrationSample{.trace = trace, .op = op, .family = kernel_family(op), .chip = "h100-sxm", .cost_class = c, .peak_used = peak,
                            .t_math_s = t_math_s, .t_mem_s = t_mem_s, .t_link_s = 0, .t_mem_cold_s = t_mem_s,
+                           .flops = flops, .hbm_bytes = bytes,
                            .measured_s = t * outlier,
                            .count = 3};
 }

@@ -23,7 +23,7 @@
 #include "roofline/match/match.hpp"
 #include "roofline/ops/elementwise.hpp"
 #include "roofline/ops/matmul.hpp"
-#include "roofline/report/expected.hpp"
+#include "roofline/expected/expected.hpp"
 #include "roofline/report/json.hpp"
 #include "roofline/report/rank.hpp"
 #include "roofline/sharding/checked.hpp"
@@ -115,13 +115,16 @@ std::string section(const std::string& text, const std::string& title) {
 // with the count, the floor is paid once per occurrence.
 // The expectation's memory term is the op's bytes at HBM's bandwidth, not
 // its bound's t_hbm_s (L2's rate where the bytes fit there).
+// Each efficiency is scaled by the share an op of its size reaches
+// (size_factors: the FLOPs and bytes of one occurrence).
 double expected_total(const OpReport& o, const ChipCalibration& cal) {
   if (o.t_math_s <= 0 && o.t_hbm_s <= 0 && o.t_ici_s <= 0) return 0;
   const roofline::ClassCurve& k = cal.curve(o.cost_class);
+  const double n = static_cast<double>(o.count);
+  const roofline::SizeFactors size = roofline::size_factors(o.flops / n, o.hbm_bytes / n, o.cost_class, cal);
   const double t_mem_s = o.hbm_bytes / roofline::chip(cal.chip).hbm_bytes_per_s;
-  return static_cast<double>(o.count) * k.floor_s +
-         std::max({o.t_math_s / cal.math_efficiency(o.cost_class, o.peak_used), t_mem_s / k.memory_efficiency,
-                   o.t_ici_s / k.link_efficiency});
+  return n * k.floor_s + std::max({o.t_math_s / (cal.math_efficiency(o.cost_class, o.peak_used) * size.math),
+                                   t_mem_s / (k.memory_efficiency * size.memory), o.t_ici_s / k.link_efficiency});
 }
 
 absl::StatusOr<roofline::Trace> kineto_small() {
@@ -289,8 +292,10 @@ TEST_CASE("expected: a kernel is timed on its family's curve where the calibrati
       continue;
     }
     ++on_family;
+    // The family's curve, under the calibration's size curve for its bytes.
+    const double n = static_cast<double>(op.count);
     const double t_mem_s = op.hbm_bytes / h100.hbm_bytes_per_s;
-    CHECK(op.expected_s == Approx(static_cast<double>(op.count) * 7e-6 + t_mem_s / 0.2));
+    CHECK(op.expected_s == Approx(n * 7e-6 + t_mem_s / (0.2 * roofline::memory_size_efficiency(op.hbm_bytes / n))));
   }
   CHECK(on_family > 0);
 }
@@ -332,6 +337,7 @@ TEST_CASE("expected: a working set within L2's reach is bounded at L2's rate and
   CHECK(p.t_hbm_cold_s == Approx(25.2e6 / 2.039e12));
   ChipCalibration unit = roofline::default_calibration(a100);
   for (roofline::ClassCurve& k : unit.classes) k = {};  // floor 0, every efficiency 1
+  unit.memory_size_steps.clear();                       // and no size curve
   CHECK(roofline::expected_s(p, CostClass::kMemory, unit) == Approx(25.2e6 / 2.039e12));
   // A working set past every tier: both at HBM's rate (the partly served
   // L2 aside, select_memory_tier), so the two terms meet as bytes grow.

@@ -45,12 +45,24 @@ struct FidelityOptions {
   // built-in calibration (a note says which).
   const CalibrationFile* calibration = nullptr;
   FitOptions fit = {};
+  // Ops whose measured median is below this are left out of the figures
+  // (and of the fits that make the calibrated column): 0 compares every op.
+  // The issue's per-op targets are on ops of 20 us or more, where a launch
+  // floor no longer dominates the time.
+  double min_measured_s = 0;
 };
 
-// Median and 90th percentile of |measured / expected - 1| over some ops.
+// How far an expectation is from the measured ops: the median, 90th
+// percentile and mean of |measured / expected - 1| over the ops (the mean
+// is the figure NeuSight and LLMCompass publish), and the whole ratio,
+// the ops' summed measured time over their summed expected time (each op's
+// total over its occurrences): what a user reads as "measured is N x the
+// expected" for the whole trace.
 struct ErrorFigures {
   double median_abs_error = 0;
   double p90_abs_error = 0;
+  double mean_abs_error = 0;
+  double whole_ratio = 0;  // sum measured / sum expected; 0 for no ops
 };
 
 // A lower bound above the measured median of one occurrence.
@@ -97,6 +109,7 @@ struct FidelityResult {
   std::string calibrated;  // how the calibrated column was made
   std::vector<FidelityRow> traces;  // in the order given
   std::vector<FidelityRow> chips;   // by chip name
+  std::vector<FidelityRow> classes; // by cost class (name: "matmul", ...), over every trace
   FidelityRow overall;
   std::vector<BoundAbove> bounds_above;  // largest ratio first
   std::vector<FidelityOp> ops;  // every op compared, furthest from its calibrated expectation first

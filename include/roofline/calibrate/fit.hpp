@@ -12,7 +12,10 @@
 // op's maximum, under floor_s >= 0 and efficiencies > 0. An efficiency above
 // 1 is kept and named in the notes: the roofline was beaten there. A class
 // with fewer than FitOptions::min_samples samples keeps the chip's built-in
-// curve (default_calibration), and a note says so. Deterministic: the
+// curve (default_calibration), and a note says so. Where the built-in
+// calibration has size curves (a GPU's; calibration.hpp), the whole fit is
+// made twice, under them and without them, and the one that predicts its
+// own samples better is kept (a note says which). Deterministic: the
 // samples are sorted first, and nothing is random.
 //
 //   std::vector<roofline::CalibrationSample> s = roofline::calibration_samples(report, path);

@@ -34,6 +34,11 @@ struct CalibrationSample {
   // The bytes at HBM's bandwidth (Prediction::t_hbm_cold_s): the memory
   // term the expectation stretches. t_mem_s, the bound's, may be L2's.
   double t_mem_cold_s = 0;
+  // The work of one occurrence (Prediction's flops and hbm_bytes): what
+  // the calibration's size curves read (calibration.hpp, size_factors);
+  // 0 where unknown, then no size curve applies.
+  double flops = 0;
+  double hbm_bytes = 0;
   double measured_s = 0;  // median of one occurrence
   std::int64_t count = 0;  // occurrences in the trace
 };

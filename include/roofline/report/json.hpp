@@ -20,7 +20,7 @@
 #include "roofline/hlo/predict.hpp"
 #include "roofline/measure/op_stats.hpp"
 #include "roofline/predict.hpp"
-#include "roofline/report/expected.hpp"
+#include "roofline/expected/expected.hpp"
 #include "roofline/report/report.hpp"
 #include "roofline/sharding/sharded_matmul.hpp"
 #include "roofline/trace/trace.hpp"
@@ -68,7 +68,7 @@ Json to_json(const CollectiveTime& t);
 // A sharded matmul's strategy: the local matmul, each collective, the whole.
 Json to_json(const ShardedMatmulStrategy& s);
 // The same with "expected_s" in the local matmul, each collective and the
-// whole (`roofline predict EXPR`; roofline/report/expected.hpp).
+// whole (`roofline predict EXPR`; roofline/expected/expected.hpp).
 Json to_json(const ShardedMatmulStrategy& s, const ShardedExpected& expected);
 
 // `roofline stats`: the whole document, `max_ops` ops at most.

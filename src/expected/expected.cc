@@ -1,5 +1,5 @@
-// Expected times of the planning outputs (roofline/report/expected.hpp).
-#include "roofline/report/expected.hpp"
+// Expected times of the planning outputs (roofline/expected/expected.hpp).
+#include "roofline/expected/expected.hpp"
 
 #include <algorithm>
 
