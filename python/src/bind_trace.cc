@@ -239,7 +239,7 @@ void bind_trace(nb::module_& m) {
   m.def(
       "diff_reports",
       [](const TraceReport& before, const TraceReport& after, const std::optional<std::string>& fail_if) {
-        TraceDiff out{.diff = diff(before.report, after.report)};
+        TraceDiff out{.diff = diff(before.report, after.report), .gate = std::nullopt};
         if (fail_if) out.gate = evaluate(value(parse_gate(*fail_if)), out.diff);
         return out;
       },
