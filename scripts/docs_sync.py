@@ -161,7 +161,7 @@ def usage_blocks(args):
 EXAMPLES = [
     ("example-predict", ["predict", "matmul", "--chip", "tpu-v5e", "--m", "32768", "--k", "8192", "--n", "32768"],
      slice(None)),
-    ("example-report", ["report", "examples/profiles/tpu_v6e_x4_inference_2.xplane.pb", "--device", "0"],
+    ("example-report", ["report", "examples/profiles/resnet50_v100_train_step.pt.trace.json.gz"],
      slice(2, 9)),
 ]
 

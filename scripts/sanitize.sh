@@ -38,9 +38,9 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 1200 \
   -E '^package: '
 
-demo="$root/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb"
+demo="$root/examples/profiles/resnet50_v100_train_step.pt.trace.json.gz"
 for format in text html; do
-  echo "sanitize: roofline report $(basename "$demo") --device 0 --format $format"
-  "$build/roofline" report "$demo" --device 0 --format "$format" -o "$build/demo.$format"
+  echo "sanitize: roofline report $(basename "$demo") --format $format"
+  "$build/roofline" report "$demo" --format "$format" -o "$build/demo.$format"
 done
 echo "sanitize: no sanitizer report"

@@ -3,7 +3,7 @@
     python examples/python/report.py [TRACE [CHIP]]
 
 TRACE: an .xplane.pb, a trace JSON (.json, .json.gz) or a profile directory
-(default: examples/profiles, a TPU v6e inference profile). CHIP: the chip to
+(default: examples/profiles, a ResNet-50 training step on a V100). CHIP: the chip to
 predict on (default: the one the trace names). docs/python.md explains.
 """
 

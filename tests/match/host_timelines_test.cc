@@ -33,7 +33,7 @@ TEST_CASE("report: the same with and without the host timelines") {
   std::vector<std::string> paths = {
       test_data("trace/kineto_small.json").string(), test_data("trace/old_kineto_epoch.json").string(),
       test_data("trace/jax_cpu8.xplane.pb").string(), test_data("trace/jax_cpu8.trace.json.gz").string(),
-      std::string(ROOFLINE_SOURCE_DIR) + "/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb"};
+      roofline::testing::require_real("xprof/tpu_v6e_x4_inference_2.xplane.pb").string()};
   // The real GPU traces too, when they are beside the checkout (host
   // threads are most of a PyTorch trace).
   for (const char* real : {"hta/a100-80gb_16rank_rank0.json.gz", "hta/a100x2_resnet_ddp_nccl_data.json.gz",

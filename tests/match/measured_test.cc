@@ -60,7 +60,7 @@ Device one_stream_gpu() {
   return d;
 }
 
-std::string example() { return std::string(ROOFLINE_SOURCE_DIR) + "/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb"; }
+std::string example() { return roofline::testing::require_real("xprof/tpu_v6e_x4_inference_2.xplane.pb").string(); }
 
 }  // namespace
 

@@ -4,6 +4,8 @@ report's and the statistics' "across_devices", as the CLI prints them."""
 import json
 import subprocess
 
+import pytest
+
 import roofline
 
 
@@ -14,7 +16,9 @@ def cli_json(cli, command, path):
 
 def test_report_across_devices_is_the_cli_json(cli, repo):
     # The TPU v6e x4 profile: 4 devices, one all-reduce called 3 times on each.
-    path = repo / "examples" / "profiles" / "tpu_v6e_x4_inference_2.xplane.pb"
+    path = repo.parent / "shared" / "data" / "real" / "xprof" / "tpu_v6e_x4_inference_2.xplane.pb"
+    if not path.exists():
+        pytest.skip(f"{path} is absent (the real profiles live in ../shared/data/real beside the checkout)")
     r = roofline.report(path)
     across = r.across_devices
     assert across == cli_json(cli, "report", path)["across_devices"]

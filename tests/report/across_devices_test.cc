@@ -67,7 +67,7 @@ std::size_t count(const std::string& text, const std::string& what) {
 
 TEST_CASE("across devices: the TPU v6e x4 report has the statistics' figures, devices by their report names") {
   // The same file as ../shared/data/real/xprof/tpu_v6e_x4_inference_2.xplane.pb, kept in examples/.
-  auto t = read_trace(std::string(ROOFLINE_SOURCE_DIR) + "/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb");
+  auto t = read_trace(roofline::testing::require_real("xprof/tpu_v6e_x4_inference_2.xplane.pb").string());
   REQUIRE(t.ok());
   const TraceStats s = compute_op_stats(*t);
   REQUIRE(s.skew);
@@ -208,7 +208,7 @@ TEST_CASE("across devices: one device, or --device, has none: no section, no key
   CHECK(render_html(*r).find("Across devices") == std::string::npos);
   CHECK_FALSE(nlohmann::json::parse(render_json(*r)).contains("across_devices"));
 
-  auto tpu = read_trace(std::string(ROOFLINE_SOURCE_DIR) + "/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb");
+  auto tpu = read_trace(roofline::testing::require_real("xprof/tpu_v6e_x4_inference_2.xplane.pb").string());
   REQUIRE(tpu.ok());
   auto one = make_report(*tpu, ReportOptions{.device_id = tpu->devices[0].id});
   REQUIRE(one.ok());

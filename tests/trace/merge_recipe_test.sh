@@ -12,7 +12,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 files=(
   "$src/tests/data/trace/jax_cpu8.xplane.pb"
-  "$src/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb"
+  "$src/examples/profiles/resnet50_v100_train_step.pt.trace.json.gz"
   "$src/tests/data/trace/kineto_small.json"
   "$src/tests/data/trace/tsl_tpu_nested.json"
   "$src/tests/data/trace/old_kineto_epoch.json"

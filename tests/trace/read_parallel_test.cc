@@ -186,7 +186,7 @@ TEST_CASE("cli: stats takes several traces and patterns, and --jobs") {
 TEST_CASE("cli: stats of host files past --host-timelines-up-to says so once, naming the files") {
   const fs::path root = fresh_temp_dir("parallel_test", "past_hosts");
   const fs::path example =
-      fs::path(ROOFLINE_SOURCE_DIR) / "examples/profiles/tpu_v6e_x4_inference_2.xplane.pb";  // 863 kB
+      roofline::testing::require_real("xprof/tpu_v6e_x4_inference_2.xplane.pb");  // 863 kB
   for (const char* host : {"host0", "host1", "host2", "host3", "host4"})
     fs::copy_file(example, root / (std::string(host) + ".xplane.pb"));
   auto past = run_cli("stats '" + root.string() + "' --host-timelines-up-to 100000");

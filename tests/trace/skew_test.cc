@@ -244,7 +244,7 @@ TEST_CASE("skew: a step name met twice on a device meets the second of that name
 
 TEST_CASE("skew: TPU v6e x4, the all-reduce called 3 times on every chip") {
   // The same file as ../shared/data/real/xprof/tpu_v6e_x4_inference_2.xplane.pb, kept in examples/.
-  auto t = read_trace(std::string(ROOFLINE_SOURCE_DIR) + "/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb");
+  auto t = read_trace(roofline::testing::require_real("xprof/tpu_v6e_x4_inference_2.xplane.pb").string());
   REQUIRE(t.ok());
   const TraceStats s = compute_op_stats(*t);
   REQUIRE(s.devices.size() == 4);

@@ -398,7 +398,7 @@ TEST_CASE("stats read: a stream is read once, its error its own") {
 TEST_CASE("stats read: real profiles, the whole read's figures from a fraction of the host events") {
   std::vector<std::string> paths = {
       rt::test_data("trace/jax_cpu8.xplane.pb").string(),
-      std::string(ROOFLINE_SOURCE_DIR) + "/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb"};
+      roofline::testing::require_real("xprof/tpu_v6e_x4_inference_2.xplane.pb").string()};
   for (const char* real : {"xprof/tpu_v6e_x4_inference_2.xplane.pb", "xprof/v100_tf_bert_multiworker.xplane.pb",
                            "tracelens/mi300x_jax08_attention.xplane.pb", "tracelens/mi300x_jax08_gemm.xplane.pb"})
     if (fs::exists(rt::shared_real_dir() / real)) paths.push_back((rt::shared_real_dir() / real).string());

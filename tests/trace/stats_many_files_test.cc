@@ -47,7 +47,7 @@ std::string by_partials(const std::vector<std::string>& inputs, unsigned jobs, c
 }  // namespace
 
 TEST_CASE("many files: read through their partials, the statistics are one pass's, with 1 and 3 jobs") {
-  const std::string example = std::string(ROOFLINE_SOURCE_DIR) + "/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb";
+  const std::string example = roofline::testing::require_real("xprof/tpu_v6e_x4_inference_2.xplane.pb").string();
   const std::vector<std::vector<std::string>> inputs = {
       {test_data("trace/jax_cpu8.xplane.pb").string(), example},
       {test_data("trace/kineto_small.json").string(), test_data("trace/tsl_tpu_nested.json").string(),
@@ -67,7 +67,7 @@ TEST_CASE("many files: read through their partials, the statistics are one pass'
 }
 
 TEST_CASE("many files: host planes past host_timelines_up_to_bytes are one pass's among others, and merge exactly") {
-  const std::string example = std::string(ROOFLINE_SOURCE_DIR) + "/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb";
+  const std::string example = roofline::testing::require_real("xprof/tpu_v6e_x4_inference_2.xplane.pb").string();
   const std::string cpu = test_data("trace/jax_cpu8.xplane.pb").string();
   // The TPU host file's host plane past the limit, the XLA:CPU one (no
   // device plane: its threads are the devices) read as ever.

@@ -31,7 +31,7 @@ TEST_CASE("stats partial check: every partial a read makes reads back") {
        {test_data("trace/kineto_small.json").string(), test_data("trace/tsl_tpu_nested.json").string(),
         test_data("trace/jax_cpu8.xplane.pb").string(), test_data("trace/old_kineto_epoch.json").string(),
         test_data("trace/old_kineto_external_is_correlation.json").string(),
-        std::string(ROOFLINE_SOURCE_DIR) + "/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb"}) {
+        roofline::testing::require_real("xprof/tpu_v6e_x4_inference_2.xplane.pb").string()}) {
     INFO(path);
     auto p = parse_stats_partial(partial_text(path), "p.json");
     CHECK(p.ok());

@@ -21,7 +21,8 @@ using roofline::testing::test_data;
 namespace {
 
 std::string path_of(const std::string& name) {
-  return name.rfind("examples/", 0) == 0 ? std::string(ROOFLINE_SOURCE_DIR) + "/" + name : test_data(name).string();
+  // "real/...": a profile of ../shared/data/real (the test skips without it).
+  return name.rfind("real/", 0) == 0 ? roofline::testing::require_real(name.substr(5)).string() : test_data(name).string();
 }
 
 StatsPartial partial_of(const std::string& name, const OpStatsOptions& options = {}) {
@@ -50,10 +51,10 @@ std::string merged(const std::vector<StatsPartial>& parts) {
 }
 
 const std::vector<std::vector<std::string>> kCombinations = {
-    {"trace/jax_cpu8.xplane.pb", "examples/profiles/tpu_v6e_x4_inference_2.xplane.pb"},
+    {"trace/jax_cpu8.xplane.pb", "real/xprof/tpu_v6e_x4_inference_2.xplane.pb"},
     {"trace/kineto_small.json", "trace/tsl_tpu_nested.json", "trace/jax_cpu8.xplane.pb"},
     {"trace/old_kineto_epoch.json", "trace/kineto_small.json.gz", "trace/jax_cpu8.trace.json.gz"},
-    {"examples/profiles/tpu_v6e_x4_inference_2.xplane.pb", "trace/old_kineto_external_is_correlation.json"},
+    {"real/xprof/tpu_v6e_x4_inference_2.xplane.pb", "trace/old_kineto_external_is_correlation.json"},
 };
 
 }  // namespace

@@ -182,7 +182,7 @@ TEST_CASE("xplane: real profiles read without host timelines equal the full read
   std::vector<std::string> paths = {
       // XLA:CPU: no device plane, so the host threads' thunks become devices.
       rt::test_data("trace/jax_cpu8.xplane.pb").string(),
-      std::string(ROOFLINE_SOURCE_DIR) + "/examples/profiles/tpu_v6e_x4_inference_2.xplane.pb"};
+      roofline::testing::require_real("xprof/tpu_v6e_x4_inference_2.xplane.pb").string()};
   for (const char* real : {"xprof/v100_tf_bert_multiworker.xplane.pb", "tracelens/mi300x_jax08_attention.xplane.pb",
                            "tracelens/mi300x_jax08_gemm.xplane.pb"})
     if (std::filesystem::exists(rt::shared_real_dir() / real)) paths.push_back((rt::shared_real_dir() / real).string());
