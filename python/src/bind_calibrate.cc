@@ -15,6 +15,7 @@
 #include "python/src/bindings.hpp"
 #include "python/src/status.hpp"
 #include "roofline/calibrate/fidelity.hpp"
+#include "roofline/report/fidelity.hpp"
 #include "roofline/calibrate/fit.hpp"
 #include "roofline/calibrate/io.hpp"
 #include "roofline/calibrate/trace_inputs.hpp"

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "roofline/calibrate/fidelity.hpp"
+#include "roofline/report/fidelity.hpp"
 #include "roofline/calibrate/trace_inputs.hpp"
 #include "roofline/chip_io.hpp"
 #include "src/cli/command.hpp"

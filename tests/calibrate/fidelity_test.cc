@@ -8,6 +8,7 @@
 #include <string>
 
 #include "roofline/calibrate/fidelity.hpp"
+#include "roofline/report/fidelity.hpp"
 #include "roofline/core.hpp"
 #include "roofline/detail/cat.hpp"
 #include "tests/calibrate/synthetic.hpp"

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "roofline/calibrate/fidelity.hpp"
+#include "roofline/report/fidelity.hpp"
 #include "roofline/chip_io.hpp"
 #include "tests/match/report_support.hpp"
 

@@ -16,7 +16,7 @@
 //
 //   std::vector<roofline::FidelityTrace> t = ...;  // a Report per trace, with its chip
 //   roofline::FidelityResult r = roofline::run_fidelity(t, {});
-//   std::cout << roofline::render_fidelity(r, roofline::FidelityFormat::kText);
+//   std::cout << roofline::render_fidelity(r, roofline::FidelityFormat::kText);  // roofline/report/fidelity.hpp
 #pragma once
 
 #include <cstddef>
@@ -118,13 +118,5 @@ struct FidelityResult {
 
 FidelityResult run_fidelity(std::span<const FidelityTrace> traces, const FidelityOptions& options = {});
 
-enum class FidelityFormat : unsigned char { kText, kMarkdown, kJson };
-
-// Text and Markdown: one table of the rows, then the bounds above measured
-// with their reasons, the ops furthest from their calibrated expectation
-// (kFidelityOpsShown of them), then the notes. JSON: the same fields, every
-// op compared in `ops` (docs/fidelity.md).
-inline constexpr std::size_t kFidelityOpsShown = 15;
-std::string render_fidelity(const FidelityResult& result, FidelityFormat format);
 
 }  // namespace roofline

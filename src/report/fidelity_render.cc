@@ -5,6 +5,7 @@
 #include <string>
 
 #include "roofline/calibrate/fidelity.hpp"
+#include "roofline/report/fidelity.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/json.hpp"
 #include "roofline/format/markdown.hpp"
