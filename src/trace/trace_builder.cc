@@ -5,7 +5,6 @@
 #include <charconv>
 #include <utility>
 
-#include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 
 namespace roofline {
