@@ -131,7 +131,7 @@ void print_text(const HloModule& module, const HloModulePrediction& mp, const st
   std::printf("%s", t.render().c_str());
   std::printf("total (one run; loop rows are not added again): %s, %s HBM",
               format_si(mp.total.flops, "FLOP").c_str(), format_bytes(mp.total.hbm_bytes).c_str());
-  if (mp.host_bytes > 0) std::printf(", %s to/from host", format_bytes(mp.host_bytes).c_str());
+  if (mp.total.host_bytes > 0) std::printf(", %s to/from host", format_bytes(mp.total.host_bytes).c_str());
   std::printf("\n  T_math %s  T_hbm %s  T_ici %s  lower bound %s (sum of per-kernel max)  upper bound %s (sum of sums)\n",
               format_seconds(mp.total.t_math_s).c_str(), format_seconds(mp.total.t_hbm_s).c_str(),
               format_seconds(mp.total.t_ici_s).c_str(), format_seconds(mp.total.t_lower_s).c_str(),
@@ -241,7 +241,7 @@ int run(const Args& args) {
     // The module total of one run, as the text's "total" line: every row
     // (not only the --top ones), loop rows not added again.
     Json total = to_json(mp.total);
-    total["host_bytes"] = mp.host_bytes;
+    total["host_bytes"] = mp.total.host_bytes;
     total["unknown_cost_instructions"] = mp.unknown_cost_instructions;
     total["unknown_trip_count_loops"] = mp.unknown_trip_count_loops;
     total["expected_s"] = expected_total;
