@@ -171,12 +171,17 @@ TEST_CASE("select_peak: the precision is an input and every fallback is named") 
 }
 
 TEST_CASE("bound_of: one rule for ops, sums and steps") {
-  CHECK(bound_of(2, 1, 1) == Bound::kCompute);
-  CHECK(bound_of(1, 1, 0) == Bound::kCompute);  // a tie at the ridge is compute, as the scaling book
-  CHECK(bound_of(1, 2, 2) == Bound::kMemory);   // memory before communication on a tie
-  CHECK(bound_of(1, 1, 3) == Bound::kCommunication);
-  CHECK(bound_of(0, 0, 0) == Bound::kMemory);   // an empty op only touches its operands
-  CHECK(bound_of(std::nan(""), 1, 0) == Bound::kInvalid);
+  CHECK(bound_of(2, 1, 1, 1) == Bound::kCompute);
+  CHECK(bound_of(1, 1, 0, 0) == Bound::kCompute);  // a tie at the ridge is compute, as the scaling book
+  CHECK(bound_of(1, 2, 2, 2) == Bound::kMemory);   // memory before either link on a tie
+  CHECK(bound_of(1, 1, 3, 0) == Bound::kCommunication);
+  CHECK(bound_of(1, 1, 3, 3) == Bound::kCommunication);  // the interconnect before the host link on a tie
+  CHECK(bound_of(1, 1, 3, 4) == Bound::kHostLink);
+  CHECK(bound_of(1, 2, 0, 1.5) == Bound::kMemory);
+  CHECK(bound_of(0, 0, 0, 0) == Bound::kMemory);   // an empty op only touches its operands
+  CHECK(bound_of(std::nan(""), 1, 0, 0) == Bound::kInvalid);
+  CHECK(bound_of(1, 1, 0, std::nan("")) == Bound::kInvalid);
+  CHECK(roofline::bound_name(Bound::kHostLink) == "host link");
   // A sum adds both bounds term by term: two ops, one compute-, one
   // memory-bound, overlap each their own terms only.
   const roofline::Chip& v5e = roofline::chip("tpu-v5e");
@@ -189,7 +194,38 @@ TEST_CASE("bound_of: one rule for ops, sums and steps") {
   CHECK(sum.t_lower_s == Approx(a.t_math_s + 2 * b.t_hbm_s));
   CHECK(sum.t_upper_s == Approx(a.t_upper_s + 2 * b.t_upper_s));
   CHECK(sum.flops == a.flops + 2 * b.flops);
-  CHECK(sum.bound == bound_of(sum.t_math_s, sum.t_hbm_s, sum.t_ici_s));
+  CHECK(sum.bound == bound_of(sum.t_math_s, sum.t_hbm_s, sum.t_ici_s, sum.t_host_s));
+}
+
+TEST_CASE("add_host_link: a host transfer is its own term, not the interconnect's") {
+  // 1 GB to host memory over H100's 64 GB/s PCIe (hardware/h100-sxm.json),
+  // read once from HBM at 3.35e12 B/s: 15.6 ms on the host link, 0.3 ms in HBM.
+  const roofline::Chip& h100 = roofline::chip("h100-sxm");
+  roofline::Prediction p = roofline::make_prediction(0, 1e9, 0, 0, DType::kU8, h100);
+  roofline::add_host_link(p, 1e9, h100);
+  CHECK(p.host_bytes == 1e9);
+  CHECK(p.t_host_s == Approx(1e9 / 64e9));
+  CHECK(p.ici_bytes == 0);
+  CHECK(p.t_ici_s == 0);
+  CHECK(p.bound == Bound::kHostLink);
+  CHECK(p.t_lower_s == p.t_host_s);
+  CHECK(p.t_upper_s == Approx(p.t_hbm_s + p.t_host_s));
+  // A sum keeps the host link apart; run three times, every count and time triples.
+  roofline::Prediction sum;
+  roofline::accumulate(sum, p, 2);
+  CHECK(sum.host_bytes == 2e9);
+  CHECK(sum.t_host_s == Approx(2 * p.t_host_s));
+  CHECK(sum.ici_bytes == 0);
+  const roofline::Prediction three = roofline::repeated(p, 3);
+  CHECK(three.host_bytes == 3e9);
+  CHECK(three.t_host_s == Approx(3 * p.t_host_s));
+  CHECK(three.t_lower_s == Approx(3 * p.t_lower_s));
+  CHECK(three.bound == Bound::kHostLink);
+  // A negative count is invalid input.
+  roofline::Prediction bad = roofline::make_prediction(0, 1e9, 0, 0, DType::kU8, h100);
+  roofline::add_host_link(bad, -1, h100);
+  CHECK_FALSE(bad.valid());
+  CHECK(std::isnan(bad.t_host_s));
 }
 
 // Memory tiers (predict.hpp, select_memory_tier): an op's unique bytes are

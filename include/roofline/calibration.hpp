@@ -9,8 +9,9 @@
 //                              T_link / link_efficiency)
 //
 // where T_math and T_link are the roofline's terms (Prediction's t_math_s,
-// t_ici_s), T_mem its bytes at HBM's bandwidth (t_hbm_cold_s: the roofline's
-// own memory term may take a working set that fits in L2 at L2's speed, a
+// and t_ici_s + t_host_s: an op crosses one link or the other), T_mem its
+// bytes at HBM's bandwidth (t_hbm_cold_s: the roofline's own memory term
+// may take a working set that fits in L2 at L2's speed, a
 // bound most kernels do not reach: they find their operands in HBM), and
 // the four parameters belong to the op's class on that chip. The achieved
 // efficiency, T_lower / T_expected, thus rises with the size of the op and
@@ -167,14 +168,14 @@ inline SizeFactors size_factors(double flops, double hbm_bytes, CostClass c, con
 // family's own curve where the calibration has one, else the class's.
 inline double expected_s(const Prediction& p, CostClass c, const ChipCalibration& cal, std::string_view family = {}) {
   if (!p.valid()) return std::numeric_limits<double>::quiet_NaN();
-  if (p.t_math_s <= 0 && p.t_hbm_s <= 0 && p.t_ici_s <= 0) return 0;
+  if (p.t_math_s <= 0 && p.t_hbm_s <= 0 && p.t_ici_s <= 0 && p.t_host_s <= 0) return 0;
   const FamilyCurve* own = cal.family_curve(c, family);
   const ClassCurve& k = own ? own->curve : cal.curve(c);
   const SizeFactors size = size_factors(p.flops, p.hbm_bytes, c, cal);
   const auto stretch = [](double t, double efficiency) { return efficiency > 0 ? t / efficiency : t; };
   return k.floor_s + std::max({stretch(p.t_math_s, (own ? k.math_efficiency : cal.math_efficiency(c, p.peak.used)) * size.math),
                                stretch(std::max(p.t_hbm_s, p.t_hbm_cold_s), k.memory_efficiency * size.memory),
-                               stretch(p.t_ici_s, k.link_efficiency)});
+                               stretch(p.t_ici_s + p.t_host_s, k.link_efficiency)});
 }
 
 // The built-in calibration of `chip`: its published achievable rates

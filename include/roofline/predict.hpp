@@ -3,6 +3,13 @@
 //   T_math = FLOPs / peak FLOP/s of the op's compute precision (select_peak)
 //   T_hbm  = bytes moved / bandwidth of the memory tier that serves them
 //   T_ici  = bytes on the busiest link / link bandwidth (0 for one device)
+//   T_host = bytes to or from host memory / the chip's PCIe bandwidth
+//
+// T_ici is the interconnect between accelerators (ICI, NVLink, the
+// network); T_host the host link, which a host-offload copy (an HLO
+// transfer to memory space S(5), a send / recv to the host) or a GPU
+// memcpy between host and device crosses. They are different wires with
+// different bandwidths, so they are separate terms with separate bounds.
 //
 // The bytes moved are the op's unique bytes (`hbm_bytes`, named for the
 // usual case). They are timed at the fastest memory that can hold them
@@ -11,13 +18,13 @@
 // kernel left in L2 never reaches HBM and would otherwise beat its "bound".
 // `memory_bytes_per_s` and `memory_tier` say which one timed T_hbm.
 //
-// One op cannot run faster than the slowest of the three (`t_lower_s`, the
+// One op cannot run faster than the slowest of the four (`t_lower_s`, the
 // time if everything overlaps perfectly) and should not run slower than their
 // sum (`t_upper_s`, nothing overlaps). The bound is whichever term is largest.
 //
 // `Prediction` is the one value type for such a breakdown: a single op, an
 // HLO instruction, a collective, a loop body, a whole module, a part of a
-// training step. A sum of ops (`accumulate`) adds the counts, the three times
+// training step. A sum of ops (`accumulate`) adds the counts, the four times
 // and the two bounds term by term, so its lower bound is the sum of the ops'
 // lower bounds (each op overlaps its own terms, not its neighbours').
 //
@@ -38,34 +45,38 @@
 
 namespace roofline {
 
-enum class Bound : unsigned char { kCompute, kMemory, kCommunication, kInvalid };
+enum class Bound : unsigned char { kCompute, kMemory, kCommunication, kHostLink, kInvalid };
 
 constexpr std::string_view bound_name(Bound b) {
   switch (b) {
     case Bound::kCompute: return "compute";
     case Bound::kMemory: return "memory";
     case Bound::kCommunication: return "communication";
+    case Bound::kHostLink: return "host link";
     case Bound::kInvalid: return "invalid";
   }
   return "?";
 }
 
-// The one bound rule: the largest of the three times. Ties go to compute,
-// then memory: a perfectly balanced op is reported as compute-bound, as the
-// scaling book does at the ridge. All three zero (an empty op) is memory: it
-// only touches its operands. A NaN time (invalid input) makes it kInvalid.
-constexpr Bound bound_of(double t_math_s, double t_hbm_s, double t_ici_s) {
-  if (t_math_s != t_math_s || t_hbm_s != t_hbm_s || t_ici_s != t_ici_s) return Bound::kInvalid;
-  if (t_math_s >= t_hbm_s && t_math_s >= t_ici_s && t_math_s > 0) return Bound::kCompute;
-  if (t_hbm_s >= t_ici_s) return Bound::kMemory;
-  return Bound::kCommunication;
+// The one bound rule: the largest of the four times. Ties go to compute,
+// then memory, then the interconnect: a perfectly balanced op is reported
+// as compute-bound, as the scaling book does at the ridge. All four zero (an
+// empty op) is memory: it only touches its operands. A NaN time (invalid
+// input) makes it kInvalid.
+constexpr Bound bound_of(double t_math_s, double t_hbm_s, double t_ici_s, double t_host_s) {
+  if (t_math_s != t_math_s || t_hbm_s != t_hbm_s || t_ici_s != t_ici_s || t_host_s != t_host_s) return Bound::kInvalid;
+  if (t_math_s >= t_hbm_s && t_math_s >= t_ici_s && t_math_s >= t_host_s && t_math_s > 0) return Bound::kCompute;
+  if (t_hbm_s >= t_ici_s && t_hbm_s >= t_host_s) return Bound::kMemory;
+  if (t_ici_s >= t_host_s) return Bound::kCommunication;
+  return Bound::kHostLink;
 }
 
 struct Prediction {
   double flops = 0;
   double transcendentals = 0;
   double hbm_bytes = 0;  // bytes moved (unique bytes of the op), timed at `memory_tier`
-  double ici_bytes = 0;  // bytes over the busiest link (or over PCIe for host transfers)
+  double ici_bytes = 0;   // bytes over the busiest interconnect link; never the host link's
+  double host_bytes = 0;  // bytes to or from host memory over the host link (PCIe)
   double t_math_s = 0;
   double t_hbm_s = 0;  // hbm_bytes / memory_bytes_per_s
   // hbm_bytes at HBM's bandwidth, whichever tier timed t_hbm_s: the time if
@@ -77,8 +88,12 @@ struct Prediction {
   // one served some; 0 on a chip with no HBM figure.
   double t_hbm_cold_s = 0;
   double t_ici_s = 0;
-  double t_lower_s = 0;  // one op: max of the three (perfect overlap); a sum: the sum of its ops' maxima
-  double t_upper_s = 0;  // one op: sum of the three (no overlap); a sum: the sum of its ops' sums
+  // host_bytes / the chip's PCIe bandwidth; 0 on a chip with no such
+  // figure (the bytes are still counted: the report says the host link is
+  // not modelled).
+  double t_host_s = 0;
+  double t_lower_s = 0;  // one op: max of the four (perfect overlap); a sum: the sum of its ops' maxima
+  double t_upper_s = 0;  // one op: sum of the four (no overlap); a sum: the sum of its ops' sums
   Bound bound = Bound::kMemory;
   double intensity_flops_per_byte = 0;  // flops / hbm_bytes
   double ridge_flops_per_byte = 0;      // the peak that timed T_math / memory_bytes_per_s
@@ -96,18 +111,18 @@ struct Prediction {
   bool valid() const { return bound != Bound::kInvalid; }
 };
 
-// Sets the two bounds and the bound of one op whose three times are set.
+// Sets the two bounds and the bound of one op whose four times are set.
 inline void settle_bounds(Prediction& p) {
-  p.t_lower_s = std::max({p.t_math_s, p.t_hbm_s, p.t_ici_s});
-  p.t_upper_s = p.t_math_s + p.t_hbm_s + p.t_ici_s;
-  p.bound = bound_of(p.t_math_s, p.t_hbm_s, p.t_ici_s);
+  p.t_lower_s = std::max({p.t_math_s, p.t_hbm_s, p.t_ici_s, p.t_host_s});
+  p.t_upper_s = p.t_math_s + p.t_hbm_s + p.t_ici_s + p.t_host_s;
+  p.bound = bound_of(p.t_math_s, p.t_hbm_s, p.t_ici_s, p.t_host_s);
   if (p.bound == Bound::kInvalid) p.t_lower_s = p.t_upper_s = std::numeric_limits<double>::quiet_NaN();
 }
 
 // Marks `p` as the prediction of an op that breaks predict()'s preconditions.
 inline void make_invalid(Prediction& p) {
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-  p.t_math_s = p.t_hbm_s = p.t_hbm_cold_s = p.t_ici_s = p.t_lower_s = p.t_upper_s = nan;
+  p.t_math_s = p.t_hbm_s = p.t_hbm_cold_s = p.t_ici_s = p.t_host_s = p.t_lower_s = p.t_upper_s = nan;
   p.bound = Bound::kInvalid;
 }
 
@@ -123,10 +138,12 @@ inline void accumulate(Prediction& total, const Prediction& part, double times =
   total.transcendentals += part.transcendentals * times;
   total.hbm_bytes += part.hbm_bytes * times;
   total.ici_bytes += part.ici_bytes * times;
+  total.host_bytes += part.host_bytes * times;
   total.t_math_s += part.t_math_s * times;
   total.t_hbm_s += part.t_hbm_s * times;
   total.t_hbm_cold_s += part.t_hbm_cold_s * times;
   total.t_ici_s += part.t_ici_s * times;
+  total.t_host_s += part.t_host_s * times;
   total.t_lower_s += part.t_lower_s * times;
   total.t_upper_s += part.t_upper_s * times;
 }
@@ -137,7 +154,7 @@ inline void accumulate(Prediction& total, const Prediction& part, double times =
 // moves no bytes), and its ridge is quoted against that rate, so that
 // intensity >= ridge still means T_math >= T_hbm at that peak.
 inline void settle_sum(Prediction& total, DType dtype, const PeakChoice& peak, const Chip& chip) {
-  total.bound = bound_of(total.t_math_s, total.t_hbm_s, total.t_ici_s);
+  total.bound = bound_of(total.t_math_s, total.t_hbm_s, total.t_ici_s, total.t_host_s);
   total.intensity_flops_per_byte = total.hbm_bytes > 0 ? total.flops / total.hbm_bytes : 0;
   total.dtype = dtype;
   total.peak = peak;
@@ -172,6 +189,28 @@ inline Prediction make_prediction(double flops, double hbm_bytes, double ici_byt
   const bool counts_ok = flops >= 0 && hbm_bytes >= 0 && ici_bytes >= 0 && t_ici_s >= 0;
   if (!counts_ok || (flops > 0 && !peak.available())) make_invalid(p);
   else settle_bounds(p);
+  return p;
+}
+
+// Adds a transfer of `host_bytes` to or from host memory to `p`, one op
+// made by make_prediction: timed over the host link at the chip's PCIe
+// bandwidth (0 s where the chip has no such figure; the bytes still count),
+// and the bounds settled again. A negative count makes `p` invalid.
+inline void add_host_link(Prediction& p, double host_bytes, const Chip& chip) {
+  p.host_bytes += host_bytes;
+  if (!p.valid()) return;
+  if (host_bytes < 0) return make_invalid(p);
+  p.t_host_s += chip.pcie_bytes_per_s > 0 ? host_bytes / chip.pcie_bytes_per_s : 0;
+  settle_bounds(p);
+}
+
+// The roofline of `p` run `times` times one after another: counts, times
+// and both bounds multiplied; the bound, dtype, peak, intensity, ridge and
+// memory rate stay those of one run.
+inline Prediction repeated(Prediction p, double times) {
+  for (double* x : {&p.flops, &p.transcendentals, &p.hbm_bytes, &p.ici_bytes, &p.host_bytes, &p.t_math_s, &p.t_hbm_s,
+                    &p.t_hbm_cold_s, &p.t_ici_s, &p.t_host_s, &p.t_lower_s, &p.t_upper_s})
+    *x *= times;
   return p;
 }
 

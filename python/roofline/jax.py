@@ -153,7 +153,7 @@ class JaxPrediction:
     hbm_bytes_unfused: float  # every op charged its own HBM traffic (no fusion): the upper estimate
     t_lower_unfused_s: float  # t_lower_s with those bytes
     fusion_groups: int  # groups the fusion pass formed (0: the module was fused by XLA already)
-    host_bytes: float  # of ici_bytes, what crosses PCIe to and from host memory
+    host_bytes: float  # what crosses PCIe to and from host memory (total.host_bytes; not in ici_bytes)
     per_device: bool  # False: hlo="lowered" on a mesh, the global program of all devices
     xla: Mapping[str, XlaCost]
     hlo_text: str = dataclasses.field(repr=False)

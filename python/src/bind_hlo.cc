@@ -97,7 +97,7 @@ HloResult hlo_result(HloModule source, const Chip& chip, const ChipCalibration& 
                 .rows = {},
                 .total = mp.total,
                 .expected_s = expected_total_s(mp, cal),
-                .host_bytes = mp.host_bytes,
+                .host_bytes = mp.total.host_bytes,
                 .unknown_cost_instructions = mp.unknown_cost_instructions,
                 .unknown_trip_count_loops = mp.unknown_trip_count_loops,
                 .unfused = mp.unfused,

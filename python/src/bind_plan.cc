@@ -219,7 +219,7 @@ void bind_plan(nb::module_& m) {
       .def_ro("parts", &TrainingStep::parts)
       .def_ro("roofline", &TrainingStep::roofline)
       .def_ro("t_compute_s", &TrainingStep::t_compute_s)
-      .def_ro("t_host_s", &TrainingStep::t_host_s)
+      .def_prop_ro("t_host_s", [](const TrainingStep& s) { return s.roofline.t_host_s; })
       .def_ro("bubble_factor", &TrainingStep::bubble_factor)
       .def_ro("step_time_s", &TrainingStep::step_time_s, "The lower bound (roofline.t_lower_s).")
       .def_ro("expected_s", &TrainingStep::expected_s)

@@ -35,16 +35,18 @@ std::string prediction_repr(const Prediction& p) {
 
 void bind_predict(nb::module_& m) {
   nb::class_<Prediction>(m, "Prediction",
-                         "The roofline of one op or a sum of ops: counts, the three times, the two bounds.")
+                         "The roofline of one op or a sum of ops: counts, the four times, the two bounds.")
       .def_ro("flops", &Prediction::flops)
       .def_ro("transcendentals", &Prediction::transcendentals)
       .def_ro("hbm_bytes", &Prediction::hbm_bytes)
-      .def_ro("ici_bytes", &Prediction::ici_bytes)
+      .def_ro("ici_bytes", &Prediction::ici_bytes, "Bytes over the busiest interconnect link (never the host link's).")
+      .def_ro("host_bytes", &Prediction::host_bytes, "Bytes to or from host memory over the host link (PCIe).")
       .def_ro("t_math_s", &Prediction::t_math_s)
       .def_ro("t_hbm_s", &Prediction::t_hbm_s)
       .def_ro("t_hbm_cold_s", &Prediction::t_hbm_cold_s,
               "The bytes at HBM's bandwidth: the memory term the expected time stretches (t_hbm_s may be L2's).")
       .def_ro("t_ici_s", &Prediction::t_ici_s)
+      .def_ro("t_host_s", &Prediction::t_host_s, "host_bytes at the chip's PCIe bandwidth (0 with no such figure).")
       .def_ro("t_lower_s", &Prediction::t_lower_s)
       .def_ro("t_upper_s", &Prediction::t_upper_s)
       .def_prop_ro("bound", [](const Prediction& p) { return std::string(bound_name(p.bound)); })

@@ -53,12 +53,13 @@ std::string distinct_op_key(const Compared& c) {
 // it need not touch HBM at all.
 std::string bound_reason(const OpReport& o, const CalibrationSample& s, const Chip& chip) {
   const double n = static_cast<double>(o.count);
-  const double bytes = o.hbm_bytes / n;
+  const double bytes = o.prediction.hbm_bytes / n;
   std::string fits;
   for (const OnChipMemory& m : chip.on_chip)
     if (m.bytes >= bytes) fits += detail::cat(fits.empty() ? "" : ", ", m.name, " (", format_bytes(m.bytes), ")");
   std::string text = detail::cat(match_source_name(o.match), " cost, ", cost_class_name(s.cost_class), " class, ",
-                                 o.hlo_category.empty() ? o.category : o.hlo_category, ", bound ", bound_name(o.bound),
+                                 o.hlo_category.empty() ? o.category : o.hlo_category, ", bound ",
+                                 bound_name(o.prediction.bound),
                                  "; working set ", format_bytes(bytes));
   if (!fits.empty()) text += detail::cat(" fits in ", fits, ": HBM bandwidth need not bound it");
   else if (!chip.on_chip.empty()) text += " exceeds every on-chip memory";

@@ -8,8 +8,8 @@
 namespace roofline {
 
 bool comparable(const OpReport& op) {
-  return op.predicted && !op.async && op.count > 0 && op.median_s > 0 && op.predicted_s > 0 &&
-         std::isfinite(op.predicted_s);
+  return op.predicted && !op.async && op.count > 0 && op.median_s > 0 && op.prediction.t_lower_s > 0 &&
+         std::isfinite(op.prediction.t_lower_s);
 }
 
 std::vector<CalibrationSample> calibration_samples(const Report& report, std::string_view trace) {
@@ -22,15 +22,15 @@ std::vector<CalibrationSample> calibration_samples(const Report& report, std::st
                                     .family = kernel_family(o.name),
                                     .chip = report.chip,
                                     .cost_class = o.cost_class,
-                                    .peak_used = o.peak_used,
-                                    .t_math_s = o.t_math_s / n,
-                                    .t_mem_s = o.t_hbm_s / n,
-                                    // The report splits a host transfer's PCIe time out of
-                                    // T_ici; the prediction expected_s() reads has it in.
-                                    .t_link_s = (o.t_ici_s + o.t_host_s) / n,
-                                    .t_mem_cold_s = o.t_hbm_cold_s / n,
-                                    .flops = o.flops / n,
-                                    .hbm_bytes = o.hbm_bytes / n,
+                                    .peak_used = o.prediction.peak.used,
+                                    .t_math_s = o.prediction.t_math_s / n,
+                                    .t_mem_s = o.prediction.t_hbm_s / n,
+                                    // The link an op crosses: the interconnect or the host
+                                    // link, one term, as expected_s() stretches it.
+                                    .t_link_s = (o.prediction.t_ici_s + o.prediction.t_host_s) / n,
+                                    .t_mem_cold_s = o.prediction.t_hbm_cold_s / n,
+                                    .flops = o.prediction.flops / n,
+                                    .hbm_bytes = o.prediction.hbm_bytes / n,
                                     .measured_s = o.median_s,
                                     .count = o.count});
   }

@@ -26,7 +26,7 @@ PeakChoice peak_for(DType t, const Chip& chip) {
 
 // The rows from `from` on, each times its executions x `scale`. A fusion
 // group is one kernel: its members' times add up within it and the group
-// takes max(T_math, T_hbm, T_ici) of those sums. Groups are keyed in an
+// takes max(T_math, T_hbm, T_ici, T_host) of those sums. Groups are keyed in an
 // ordered map so the sum's rounding does not depend on hashing.
 Prediction sum(const std::vector<HloPredictionRow>& rows, std::size_t from, double scale) {
   Prediction p;
@@ -44,7 +44,7 @@ Prediction sum(const std::vector<HloPredictionRow>& rows, std::size_t from, doub
   }
   for (auto& [id, ge] : groups) {
     Prediction& g = ge.first;
-    g.t_lower_s = std::max({g.t_math_s, g.t_hbm_s, g.t_ici_s});
+    g.t_lower_s = std::max({g.t_math_s, g.t_hbm_s, g.t_ici_s, g.t_host_s});
     accumulate(p, g, ge.second * scale);
   }
   return p;
@@ -218,13 +218,10 @@ Prediction predict(const HloCost& c, const Chip& chip) {
     t_ici = t.t_ici_s;
     link_bytes = t.bytes_per_link;
   }
-  if (c.host_bytes > 0 && chip.pcie_bytes_per_s > 0) {
-    // Host memory is reached over PCIe: the transfer is bounded by that link.
-    t_ici += c.host_bytes / chip.pcie_bytes_per_s;
-    link_bytes += c.host_bytes;
-  }
   Prediction p = make_prediction(c.flops, c.hbm_bytes(), link_bytes, t_ici, c.dtype, peak_for(c.dtype, chip), chip);
   p.transcendentals = c.transcendentals;
+  // Host memory is reached over PCIe: the transfer is bounded by that link.
+  if (c.host_bytes > 0) add_host_link(p, c.host_bytes, chip);
   return p;
 }
 
@@ -264,7 +261,6 @@ absl::StatusOr<HloModulePrediction> predict(const HloModule& module, const Chip&
       if (r.cost.flags.trip_count_unknown && r.instruction->opcode == HloOpcode::kWhile) ++out.unknown_trip_count_loops;
       continue;
     }
-    out.host_bytes += r.cost.host_bytes * r.executions;
     if (r.cost.flags.unknown_custom_call || r.cost.flags.unknown_opcode) ++out.unknown_cost_instructions;
   }
   return out;

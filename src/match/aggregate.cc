@@ -118,20 +118,20 @@ void add_totals(const Match& m, const std::vector<OpReport>& ops, const std::map
     const OpReport& o = ops[i];
     CategoryTime& c = cats[o.category];
     c.category = o.category;
-    if (!o.async) c.predicted_s += o.predicted_s;
+    if (!o.async) c.predicted_s += o.prediction.t_lower_s;
     c.ops += 1;
     if (o.async) {
       s.async_measured_s += o.measured_s;
-      s.async_predicted_s += o.predicted_s;
+      s.async_predicted_s += o.prediction.t_lower_s;
     } else if (o.below_roofline) {
       s.below_roofline_ops += 1;
       s.below_roofline_measured_s += o.measured_s;
     } else if (o.predicted) {
-      s.predicted_s += o.predicted_s;
+      s.predicted_s += o.prediction.t_lower_s;
       s.expected_s += o.expected_s;
       s.matched_measured_s += o.measured_s;
-      s.hardware_flops += o.flops;
-      if (!m.ops[i].cost.rematerialised) s.model_flops += o.flops;
+      s.hardware_flops += o.prediction.flops;
+      if (!m.ops[i].cost.rematerialised) s.model_flops += o.prediction.flops;
     } else {
       s.unmatched_s += o.measured_s;
     }
@@ -171,7 +171,7 @@ void add_mfu(const Match& m, const std::vector<OpReport>& ops, Report& r) {
   const Chip& chip = *m.chip.chip;
   std::map<DType, double> flops_by_dtype;
   for (const OpReport& o : ops)
-    if (o.predicted && o.dtype) flops_by_dtype[*o.dtype] += o.flops;
+    if (o.dtype()) flops_by_dtype[*o.dtype()] += o.prediction.flops;
   DType dominant = detail::default_mfu_dtype(chip);
   double most = 0;
   for (const auto& [t, f] : flops_by_dtype)
@@ -262,9 +262,9 @@ void add_modules(const std::vector<OpReport>& ops, ReportSummary& s) {
     mod.ops += 1;
     mod.measured_s += o.measured_s;
     if (o.predicted && !o.below_roofline) {
-      mod.predicted_s += o.predicted_s;
+      mod.predicted_s += o.prediction.t_lower_s;
       mod.matched_measured_s += o.measured_s;
-      mod.model_flops += o.flops;
+      mod.model_flops += o.prediction.flops;
     }
   }
   for (auto& [k, mod] : mods) s.modules.push_back(mod);

@@ -30,52 +30,34 @@ OpReport measured_figures(const Trace& trace, const OpGroup& g) {
   return o;
 }
 
-// A host-offload transfer crosses the host link (PCIe), not the
-// interconnect: the HLO model timed its bytes at the chip's PCIe bandwidth
-// in T_ici (roofline/hlo/predict.hpp); take them out again and report them
-// as what they are. `o` holds the op's totals.
-void split_host_link(OpReport& o, const Prediction& p, const CostSource& cost, const Chip& chip) {
-  if (cost.host_bytes <= 0) return;
-  const double n = static_cast<double>(o.count);
-  o.host_bytes = cost.host_bytes * n;
-  o.ici_bytes = std::max(0.0, o.ici_bytes - o.host_bytes);
+// A transfer to or from host memory crosses the host link (PCIe), which
+// Prediction times as t_host_s: say over which bandwidth, or that the chip
+// has none. `p` is one occurrence.
+void host_link_note(OpReport& o, const Prediction& p, const Chip& chip) {
+  if (p.host_bytes <= 0) return;
   const std::string note =
       chip.pcie_bytes_per_s > 0
-          ? cat(format_bytes(cost.host_bytes), " over the host link at ",
-                chip.name, "'s PCIe ", format_si(chip.pcie_bytes_per_s, "B/s"))
-          : cat(format_bytes(cost.host_bytes), " to or from host memory: host link not modelled (",
-                chip.name, " has no PCIe bandwidth)");
+          ? cat(format_bytes(p.host_bytes), " over the host link at ", chip.name, "'s PCIe ",
+                format_si(chip.pcie_bytes_per_s, "B/s"))
+          : cat(format_bytes(p.host_bytes), " to or from host memory: host link not modelled (", chip.name,
+                " has no PCIe bandwidth)");
   o.reason += cat(o.reason.empty() ? "" : "; ", note);
-  if (chip.pcie_bytes_per_s <= 0) return;
-  const double t_host = cost.host_bytes / chip.pcie_bytes_per_s;
-  o.t_host_s = t_host * n;
-  o.t_ici_s = std::max(0.0, p.t_ici_s - t_host) * n;
-  o.host_bound = t_host > 0 && t_host >= p.t_math_s && t_host >= p.t_hbm_s && t_host >= p.t_ici_s - t_host;
 }
 
 // The roofline of `p`, one occurrence, times the op's count, and the
 // utilisations its measured time implies.
 void predicted_figures(OpReport& o, const Prediction& p, const CostSource& cost, const Chip& chip) {
-  const double n = static_cast<double>(o.count);
   o.predicted = true;
-  o.flops = p.flops * n;
-  o.hbm_bytes = p.hbm_bytes * n;
-  o.ici_bytes = p.ici_bytes * n;
-  o.t_math_s = p.t_math_s * n;
-  o.t_hbm_s = p.t_hbm_s * n;
-  o.t_hbm_cold_s = p.t_hbm_cold_s * n;
-  o.t_ici_s = p.t_ici_s * n;
-  o.predicted_s = p.t_lower_s * n;
-  o.bound = p.bound;
-  o.dtype = p.dtype;
-  split_host_link(o, p, cost, chip);
-  o.ratio = o.predicted_s > 0 ? o.measured_s / o.predicted_s : 0;
+  o.prediction = repeated(p, static_cast<double>(o.count));
+  host_link_note(o, p, chip);
+  const double predicted_s = o.prediction.t_lower_s;
+  o.ratio = predicted_s > 0 ? o.measured_s / predicted_s : 0;
   o.async = cost.async_done;
   // A hidden transfer loses no time; an exposed one loses what it waited beyond its roofline.
-  o.lost_s = o.async ? std::max(0.0, o.measured_s - o.predicted_s) : o.measured_s - o.predicted_s;
+  o.lost_s = o.async ? std::max(0.0, o.measured_s - predicted_s) : o.measured_s - predicted_s;
   if (o.measured_s > 0 && !o.async) {
-    o.achieved_flops_per_s = o.flops / o.measured_s;
-    o.achieved_bytes_per_s = o.hbm_bytes / o.measured_s;
+    o.achieved_flops_per_s = o.prediction.flops / o.measured_s;
+    o.achieved_bytes_per_s = o.prediction.hbm_bytes / o.measured_s;
     const double peak = peak_flops_per_s(chip, p.dtype);
     o.flop_util = peak > 0 ? o.achieved_flops_per_s / peak : 0;
     // Against the bandwidth that timed the op (L2 when its bytes fit there).
@@ -85,15 +67,15 @@ void predicted_figures(OpReport& o, const Prediction& p, const CostSource& cost,
   // Faster than the roofline lower bound: the trace and the cost disagree
   // (an aten::mm of 8192 cubed in 30.5 us is 36 PFLOP/s on an H100), so
   // its utilisations are no measurement (achieved over peak would pass 1).
-  if (!o.async && o.predicted_s > 0 && o.measured_s < o.predicted_s) {
+  if (!o.async && predicted_s > 0 && o.measured_s < predicted_s) {
     o.below_roofline = true;
     o.flop_util = o.bw_util = std::numeric_limits<double>::quiet_NaN();
     o.reason += cat(o.reason.empty() ? "" : "; ", "measured ", format_seconds(o.measured_s),
-                    " is below the roofline lower bound ", format_seconds(o.predicted_s),
+                    " is below the roofline lower bound ", format_seconds(predicted_s),
                     ", which no kernel reaches: the trace and the cost disagree (wrong shapes, a clock, a kernel "
                     "that does not do the work); left out of MFU and the summary's roofline totals");
   }
-  if (o.predicted_s == 0 && o.reason.empty()) o.reason = "no work by the cost model (control or layout op)";
+  if (predicted_s == 0 && o.reason.empty()) o.reason = "no work by the cost model (control or layout op)";
   // A chip without a unit for the op's type (bf16 on a V100) cannot bound
   // its arithmetic: say so rather than call the op memory-bound.
   if (p.flops > 0 && !has_peak(chip, p.dtype))
@@ -107,7 +89,6 @@ void predicted_figures(OpReport& o, const Prediction& p, const CostSource& cost,
 void expected_figures(OpReport& o, const MatchedOp& m) {
   const double n = static_cast<double>(o.count);
   o.cost_class = m.cost_class;
-  o.peak_used = m.prediction->peak.used;
   o.expected_s = m.expected_s.value_or(0) * n;
   o.lost_expected_s = o.async ? std::max(0.0, o.measured_s - o.expected_s) : o.measured_s - o.expected_s;
   if (m.target_expected_s) o.target_expected_s = *m.target_expected_s * n;
@@ -136,7 +117,7 @@ OpReport op_report(const Trace& trace, const MatchedOp& m, const Chip& chip) {
   // A launch or a loop container does no work of its own: it has no dtype.
   if (m.cost.model &&
       (std::holds_alternative<AsyncStartModel>(*m.cost.model) || std::holds_alternative<LoopContainerModel>(*m.cost.model)))
-    o.dtype.reset();
+    o.container = true;
   if (m.target_prediction) {
     o.target_predicted_s = m.target_prediction->t_lower_s * static_cast<double>(o.count);
     o.target_bound = m.target_prediction->bound;

@@ -38,7 +38,6 @@ CostSource plain_cost(const HloInstruction& instruction) {
   }
   out.source = MatchSource::kHloModule;
   out.instruction = &instruction;
-  out.host_bytes = c.host_bytes;
   out.rematerialised = rematerialised(instruction);
   out.note = cost_caveats(c);
   out.model = HloModel{.instruction = &instruction};

@@ -40,7 +40,6 @@ CostSource cost_from_copy(std::string_view name, std::int64_t bytes) {
     c.note = detail::cat("device-to-device copy of ", format_bytes(b), " within HBM (read and written)");
   } else if (contains(name, "HtoD") || contains(name, "H2D") || contains(name, "DtoH") || contains(name, "D2H")) {
     c.model = HostTransferModel{.bytes = b};
-    c.host_bytes = b;
     c.note = contains(name, "HtoD") || contains(name, "H2D") ? "host-to-device copy" : "device-to-host copy";
   } else {
     c.source = MatchSource::kUnmatched;

@@ -40,20 +40,17 @@ std::string joined(const std::vector<std::string>& v, const char* sep) {
   return s;
 }
 
-std::string bound_value(const OpReport& op) {
-  return op.host_bound ? std::string("host link") : std::string(bound_name(op.bound));
-}
-
 std::vector<std::string> report_row(const OpReport& op) {
   const bool p = op.predicted;
+  const Prediction& t = op.prediction;
   auto if_predicted = [p](double v) { return p ? num9(v) : std::string(); };
   return {op.name, op.module, op.category, op.hlo_category, cat(op.count), num9(op.measured_s),
-          if_predicted(op.predicted_s), if_predicted(op.t_math_s), if_predicted(op.t_hbm_s),
-          if_predicted(op.t_ici_s), p ? bound_value(op) : "", if_predicted(op.ratio),
-          if_predicted(op.flop_util), if_predicted(op.bw_util), op.below_roofline ? "" : if_predicted(op.lost_s), if_predicted(op.flops),
-          if_predicted(op.hbm_bytes), opt9(op.xla_flops), opt9(op.xla_bytes),
+          if_predicted(t.t_lower_s), if_predicted(t.t_math_s), if_predicted(t.t_hbm_s),
+          if_predicted(t.t_ici_s), p ? std::string(bound_name(t.bound)) : std::string(), if_predicted(op.ratio),
+          if_predicted(op.flop_util), if_predicted(op.bw_util), op.below_roofline ? "" : if_predicted(op.lost_s),
+          if_predicted(t.flops), if_predicted(t.hbm_bytes), opt9(op.xla_flops), opt9(op.xla_bytes),
           std::string(match_source_name(op.match)), op.reason, opt9(op.target_predicted_s), op.shapes,
-          if_predicted(op.host_bytes), if_predicted(op.t_host_s),
+          if_predicted(t.host_bytes), if_predicted(t.t_host_s),
           // Added with the calibrated expectation: at the end, so that the
           // columns before keep their places.
           if_predicted(op.expected_s), p && op.expected_s > 0 ? num9(expected_ratio(op)) : "",
@@ -88,7 +85,7 @@ std::string to_csv(std::span<const HloPredictionRow* const> rows, const Chip& ch
     csv.add_row({std::string(r->instruction->name), std::string(r->instruction->opcode_name),
                  std::string(category_name(r->cost.category)), to_string(r->instruction->shape),
                  std::string(r->instruction->parent->name), cat(r->executions), r->aggregate ? "true" : "false",
-                 cat(p.flops), cat(p.transcendentals), cat(p.hbm_bytes), cat(r->cost.host_bytes), cat(p.t_math_s),
+                 cat(p.flops), cat(p.transcendentals), cat(p.hbm_bytes), cat(p.host_bytes), cat(p.t_math_s),
                  cat(p.t_hbm_s), cat(p.t_ici_s), cat(p.t_lower_s), cat(p.t_upper_s), hlo_row_bound(p),
                  joined(hlo_row_notes(*r, chip), "; "), expected ? cat(*expected) : "",
                  std::string(cost_class_name(cost_class(r->cost)))});

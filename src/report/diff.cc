@@ -47,7 +47,7 @@ struct Identity {
 Identity identity_of(const OpReport& op) {
   const double n = op.count > 0 ? static_cast<double>(op.count) : 1.0;
   std::string cost;
-  if (op.predicted) cost = rounded(op.flops / n) + " FLOP, " + rounded(op.hbm_bytes / n) + " B";
+  if (op.predicted) cost = rounded(op.prediction.flops / n) + " FLOP, " + rounded(op.prediction.hbm_bytes / n) + " B";
   return {kernel_family(op.name), kernel_family(op.module), op.category, op.shapes, cost};
 }
 
@@ -91,7 +91,7 @@ void add(DiffSide& side, const OpReport& op, double scale) {
   // expected and roofline totals (OpReport::below_roofline); so here.
   if (op.predicted && !op.below_roofline) {
     side.expected_s += op.expected_s * scale;
-    side.roofline_s += op.predicted_s * scale;
+    side.roofline_s += op.prediction.t_lower_s * scale;
   }
 }
 

@@ -65,7 +65,7 @@ Json hlo_json(const HloModule& module, const HloModulePrediction& mp, const Chip
   // The module total of one run, as the text's "total" line: every row
   // (not only the `top` ones), loop rows not added again.
   Json total = to_json(mp.total);
-  total["host_bytes"] = mp.host_bytes;
+  total["host_bytes"] = mp.total.host_bytes;
   total["unknown_cost_instructions"] = mp.unknown_cost_instructions;
   total["unknown_trip_count_loops"] = mp.unknown_trip_count_loops;
   total["expected_s"] = expected_total_s(mp, cal);

@@ -26,7 +26,7 @@ std::vector<std::string> hlo_row_notes(const HloPredictionRow& r, const Chip& ch
   if (f.collective_not_timed) n.push_back("collective not timed");
   if (f.conditional_max) n.push_back("max over branches");
   if (f.size_saturated) n.push_back("a shape of 2^63 bytes or more: its size counted as 2^63 (the module is broken)");
-  if (r.cost.host_bytes > 0) n.push_back("host transfer over PCIe");
+  if (r.prediction.host_bytes > 0) n.push_back("host transfer over PCIe");
   // The collective plan's rewrites (roofline/hlo/collective_rewrites.hpp).
   if (r.cost.collective && r.cost.collective->from_all_reduce)
     n.push_back("costed as reduce-scatter (all-reduce + dynamic-slice of this device's shard)");

@@ -136,7 +136,7 @@ std::string hlo_text(const HloModule& module, const HloModulePrediction& mp, con
   out += t.render();
   appendf(out, "total (one run; loop rows are not added again): %s, %s HBM",
           format_si(mp.total.flops, "FLOP").c_str(), format_bytes(mp.total.hbm_bytes).c_str());
-  if (mp.host_bytes > 0) appendf(out, ", %s to/from host", format_bytes(mp.host_bytes).c_str());
+  if (mp.total.host_bytes > 0) appendf(out, ", %s to/from host", format_bytes(mp.total.host_bytes).c_str());
   appendf(out, "\n  T_math %s  T_hbm %s  T_ici %s  lower bound %s (sum of per-kernel max)  upper bound %s (sum of sums)\n",
           format_seconds(mp.total.t_math_s).c_str(), format_seconds(mp.total.t_hbm_s).c_str(),
           format_seconds(mp.total.t_ici_s).c_str(), format_seconds(mp.total.t_lower_s).c_str(),

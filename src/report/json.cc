@@ -88,7 +88,7 @@ Json to_json(const HloPredictionRow& r, const Chip& chip) {
                          {"computation", r.instruction->parent->name},
                          {"executions", r.executions},
                          {"aggregate", r.aggregate},
-                         {"host_bytes", r.cost.host_bytes},
+                         {"host_bytes", p.host_bytes},
                          {"notes", hlo_row_notes(r, chip)}});
   put(j, p, {K::kFlops, K::kTranscendentals, K::kHbmBytes, K::kIciBytes, K::kTMath, K::kTHbm, K::kTIci,
              K::kTLower, K::kTUpper, K::kDtype});

@@ -13,9 +13,8 @@ namespace roofline {
 
 std::string op_bound_label(const OpReport& op) {
   if (!op.predicted) return "unknown";
-  if (op.predicted_s <= 0) return "-";
-  if (op.host_bound) return "host link";
-  return std::string(bound_name(op.bound));
+  if (op.prediction.t_lower_s <= 0) return "-";
+  return std::string(bound_name(op.prediction.bound));
 }
 
 double expected_ratio(const OpReport& op) {

@@ -64,7 +64,8 @@ Json to_json(const PlanCandidate& c) {
   const TrainingStep& s = c.step;
   Json parts = Json::array();
   for (const StepPart& p : s.parts) {
-    if (p.roofline.flops == 0 && p.roofline.hbm_bytes == 0 && p.roofline.t_ici_s == 0) continue;
+    if (p.roofline.flops == 0 && p.roofline.hbm_bytes == 0 && p.roofline.t_ici_s == 0 && p.roofline.t_host_s == 0)
+      continue;
     Json part = Json::object({{"part", p.name}});
     put(part, p.roofline, {K::kFlops, K::kHbmBytes, K::kTMath, K::kTHbm, K::kTIci});
     part["expected_s"] = p.expected_s;
@@ -82,7 +83,7 @@ Json to_json(const PlanCandidate& c) {
                          {"expected_s", known(s.expected_s)},
                          {"expected_compute_s", known(s.expected_compute_s)},
                          {"expected_exposed_s", s.expected_exposed_s},
-                         {"t_host_s", s.t_host_s},
+                         {"t_host_s", s.roofline.t_host_s},
                          {"ranking_s", ranking_time_s(s)},
                          {"step_time_s", s.step_time_s},
                          {"bubble_factor", s.bubble_factor},

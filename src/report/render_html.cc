@@ -49,7 +49,8 @@ const char* bound_color(Bound b) {
   switch (b) {
     case Bound::kCompute: return "#2b6cb0";
     case Bound::kMemory: return "#dd6b20";
-    case Bound::kCommunication: return "#2f855a";
+    case Bound::kCommunication:
+    case Bound::kHostLink: return "#2f855a";  // a link: the interconnect's colour
     case Bound::kInvalid: return "#718096";
   }
   return "#718096";
@@ -70,10 +71,10 @@ std::string roofline_svg(const Report& r) {
   const double ridge = bw > 0 ? peak / bw : 1;
   double imin = ridge / 100, imax = ridge * 100, ymin = peak / 1e4;
   for (const OpReport& op : r.ops) {
-    if (!op.predicted || op.flops <= 0 || op.hbm_bytes <= 0 || op.measured_s <= 0) continue;
-    imin = std::min(imin, op.flops / op.hbm_bytes);
-    imax = std::max(imax, op.flops / op.hbm_bytes);
-    ymin = std::min(ymin, op.flops / op.measured_s);
+    if (!op.predicted || op.prediction.flops <= 0 || op.prediction.hbm_bytes <= 0 || op.measured_s <= 0) continue;
+    imin = std::min(imin, op.prediction.flops / op.prediction.hbm_bytes);
+    imax = std::max(imax, op.prediction.flops / op.prediction.hbm_bytes);
+    ymin = std::min(ymin, op.prediction.flops / op.measured_s);
   }
   const double W = 760, H = 460, L = 70, R = 20, T = 20, B = 50;
   LogAxis x{std::floor(std::log10(imin)), std::ceil(std::log10(imax)), L, W - R};
@@ -116,15 +117,15 @@ std::string roofline_svg(const Report& r) {
   for (std::size_t i = 0; i < r.ops.size(); ++i) {
     const OpReport& op = r.ops[i];
     if (!op.predicted) continue;
-    const bool placed = op.flops > 0 && op.hbm_bytes > 0 && op.measured_s > 0;
-    const double px = placed ? x.at(op.flops / op.hbm_bytes) : x.at(x0) + 12;
-    const double py = placed ? y.at(op.flops / op.measured_s) : y.at(std::pow(10, y.lo)) - 12;
+    const bool placed = op.prediction.flops > 0 && op.prediction.hbm_bytes > 0 && op.measured_s > 0;
+    const double px = placed ? x.at(op.prediction.flops / op.prediction.hbm_bytes) : x.at(x0) + 12;
+    const double py = placed ? y.at(op.prediction.flops / op.measured_s) : y.at(std::pow(10, y.lo)) - 12;
     const double rad = 3 + 14 * std::sqrt(tmax > 0 ? op.measured_s / tmax : 0);
     s += std::string("<circle class=\"op-mark") + (placed ? "" : " hollow") + "\" data-op=\"" +
          std::to_string(i) + "\" cx=\"" + num(px) + "\" cy=\"" + num(py) + "\" r=\"" + num(rad, 3) +
-         "\" style=\"--c:" + bound_color(op.bound) + "\"><title>" + esc(op.name) + " (" +
+         "\" style=\"--c:" + bound_color(op.prediction.bound) + "\"><title>" + esc(op.name) + " (" +
          esc(op.module) + ")\nmeasured " + esc(format_seconds(op.measured_s)) + ", roofline " +
-         esc(format_seconds(op.predicted_s)) + " (" + num(op.ratio, 3) + "x), expected " +
+         esc(format_seconds(op.prediction.t_lower_s)) + " (" + num(op.ratio, 3) + "x), expected " +
          esc(format_seconds(op.expected_s)) + " (" + num(expected_ratio(op), 3) + "x), " +
          op_bound_label(op) + "-bound</title></circle>\n";
   }
@@ -158,7 +159,7 @@ std::string op_rows(const Report& r) {
       return "<td data-v=\"" + esc(key) + "\">" + esc(text) + "</td>";
     };
     const bool p = op.predicted;
-    const bool timed = p && op.predicted_s > 0;  // zero-cost ops have no ratio or bound
+    const bool timed = p && op.prediction.t_lower_s > 0;  // zero-cost ops have no ratio or bound
     const bool expected = p && op.expected_s > 0;
     // An async wait has no meaningful rates, nor an op measured below its
     // roofline (OpReport::below_roofline: its "!" after the ratio).
@@ -174,7 +175,7 @@ std::string op_rows(const Report& r) {
          cell(std::string(match_source_name(op.match)), std::string(match_source_name(op.match))) +
          cell(std::to_string(op.count), std::to_string(op.count)) +
          cell(format_seconds(op.measured_s), num(op.measured_s)) +
-         cell(p ? format_seconds(op.predicted_s) : "-", p ? num(op.predicted_s) : "-1") +
+         cell(p ? format_seconds(op.prediction.t_lower_s) : "-", p ? num(op.prediction.t_lower_s) : "-1") +
          cell(p ? format_seconds(op.expected_s) : "-", p ? num(op.expected_s) : "-1") +
          cell(timed ? num(op.ratio, 3) + (op.below_roofline ? "x!" : "x") : "-", timed ? num(op.ratio) : "-1") +
          cell(expected ? num(expected_ratio(op), 3) + "x" : "-", expected ? num(expected_ratio(op)) : "-1") +
@@ -185,8 +186,8 @@ std::string op_rows(const Report& r) {
          cell(rates ? format_percent(op.flop_util) : "-", rates ? num(op.flop_util) : "-1") +
          cell(rates ? format_percent(op.bw_util) : "-", rates ? num(op.bw_util) : "-1") +
          cell(op.xla_flops ? format_si(*op.xla_flops, "FLOP") : "-", num(op.xla_flops.value_or(-1))) +
-         cell(p ? format_si(op.flops / std::max<double>(1, static_cast<double>(op.count)), "FLOP") : "-",
-              num(p ? op.flops / std::max<double>(1, static_cast<double>(op.count)) : -1)) +
+         cell(p ? format_si(op.prediction.flops / std::max<double>(1, static_cast<double>(op.count)), "FLOP") : "-",
+              num(p ? op.prediction.flops / std::max<double>(1, static_cast<double>(op.count)) : -1)) +
          (with_target ? cell(op.target_predicted_s ? format_seconds(*op.target_predicted_s) : "-",
                              num(op.target_predicted_s.value_or(-1))) +
                             cell(op.target_expected_s ? format_seconds(*op.target_expected_s) : "-",
@@ -210,7 +211,8 @@ std::string ranked_table(const Report& r, const std::vector<const OpReport*>& op
     const double x_exp = expected_ratio(*op);
     s += "<tr data-op=\"" + std::to_string(index) + "\"><td" +
          (shown == op->name ? std::string() : " title=\"" + esc(op->name) + "\"") + ">" + esc(shown) + "</td><td>" +
-         esc(format_seconds(op->measured_s)) + "</td><td>" + esc(format_seconds(op->predicted_s)) + "</td><td>" +
+         esc(format_seconds(op->measured_s)) + "</td><td>" + esc(format_seconds(op->prediction.t_lower_s)) +
+         "</td><td>" +
          esc(format_seconds(op->expected_s)) + "</td><td>" + (op->ratio > 0 ? num(op->ratio, 3) + "x" : "-") +
          "</td><td>" + (x_exp > 0 ? num(x_exp, 3) + "x" : "-") + "</td><td>" +
          (lost == &OpReport::lost_s && op->below_roofline ? "-" : esc(format_seconds(op->*lost))) +

@@ -29,12 +29,12 @@ Json op_json(const OpReport& op) {
                          {"match", match_source_name(op.match)},
                          {"reason", op.reason},
                          {"below_roofline", op.below_roofline},
-                         {"flops", op.flops},
-                         {"hbm_bytes", op.hbm_bytes},
-                         {"ici_bytes", op.ici_bytes},
-                         {"host_bytes", op.host_bytes},
-                         {"t_host_s", op.t_host_s},
-                         {"dtype", op.dtype ? Json(dtype_name(*op.dtype)) : Json()},
+                         {"flops", op.prediction.flops},
+                         {"hbm_bytes", op.prediction.hbm_bytes},
+                         {"ici_bytes", op.prediction.ici_bytes},
+                         {"host_bytes", op.prediction.host_bytes},
+                         {"t_host_s", op.prediction.t_host_s},
+                         {"dtype", op.dtype() ? Json(dtype_name(*op.dtype())) : Json()},
                          {"xla_flops", op.xla_flops},
                          {"xla_bytes", op.xla_bytes},
                          {"target_predicted_s", op.target_predicted_s},
@@ -42,11 +42,11 @@ Json op_json(const OpReport& op) {
                          {"target_bound", op.target_bound ? Json(bound_name(*op.target_bound)) : Json()}});
   for (const char* k : kPredictedKeys) j[k] = Json();
   if (!op.predicted) return j;
-  j["predicted_s"] = op.predicted_s;
-  j["t_math_s"] = op.t_math_s;
-  j["t_hbm_s"] = op.t_hbm_s;
-  j["t_ici_s"] = op.t_ici_s;
-  j["bound"] = op.host_bound ? "host link" : std::string(bound_name(op.bound));
+  j["predicted_s"] = op.prediction.t_lower_s;
+  j["t_math_s"] = op.prediction.t_math_s;
+  j["t_hbm_s"] = op.prediction.t_hbm_s;
+  j["t_ici_s"] = op.prediction.t_ici_s;
+  j["bound"] = std::string(bound_name(op.prediction.bound));
   j["ratio"] = op.ratio;
   j["flop_util"] = op.flop_util;
   j["bw_util"] = op.bw_util;

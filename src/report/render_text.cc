@@ -74,7 +74,7 @@ Table op_table(const std::vector<const OpReport*>& ops, bool with_target, LostAg
                                     std::string(cost_source_tag(op->match)),
                                     std::to_string(op->count),
                                     format_seconds(op->measured_s),
-                                    p ? format_seconds(op->predicted_s) : "-",
+                                    p ? format_seconds(op->prediction.t_lower_s) : "-",
                                     p ? format_seconds(op->expected_s) : "-",
                                     // "!": below the roofline (OpReport::below_roofline)
                                     p ? ratio_text(op->ratio) + (op->below_roofline ? "!" : "") : "-",

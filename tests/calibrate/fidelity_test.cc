@@ -29,15 +29,15 @@ OpReport op_of(const CalibrationSample& s) {
   o.predicted = true;
   o.match = MatchSource::kInputDims;
   o.category = "compute";
-  o.t_math_s = s.t_math_s * n;
-  o.t_hbm_s = s.t_mem_s * n;
-  o.t_hbm_cold_s = s.t_mem_cold_s * n;
-  o.t_ici_s = s.t_link_s * n;
-  o.predicted_s = roofline_s(s) * n;
-  o.hbm_bytes = s.hbm_bytes * n;
-  o.flops = s.flops * n;
+  o.prediction.t_math_s = s.t_math_s * n;
+  o.prediction.t_hbm_s = s.t_mem_s * n;
+  o.prediction.t_hbm_cold_s = s.t_mem_cold_s * n;
+  o.prediction.t_ici_s = s.t_link_s * n;
+  o.prediction.t_lower_s = roofline_s(s) * n;
+  o.prediction.hbm_bytes = s.hbm_bytes * n;
+  o.prediction.flops = s.flops * n;
   o.cost_class = s.cost_class;
-  o.peak_used = s.peak_used;
+  o.prediction.peak.used = s.peak_used;
   return o;
 }
 
@@ -64,7 +64,7 @@ TEST_CASE("fidelity: two traces on the model's curve, left out in turn, predict 
   // one op: gemm.0 has T_math 1 us, T_mem 0.25 us, measured 3 us + 1 us /
   // (0.7 x the size curve's share at its 0.989 GFLOP, (0.1 + 0.5 x 0.989) / 0.95).
   std::vector<double> raw;
-  for (const OpReport& o : traces[0].report.ops) raw.push_back(o.median_s / (o.predicted_s / o.count) - 1);
+  for (const OpReport& o : traces[0].report.ops) raw.push_back(o.median_s / (o.prediction.t_lower_s / o.count) - 1);
   CHECK(r.traces[0].roofline.median_abs_error == Approx(quantile(raw, 0.5)));
   CHECK(raw[0] == Approx((3e-6 + 1e-6 / (0.7 * (0.1 + 0.5 * 0.989) / 0.95)) / 1e-6 - 1));
   // The built-in column is the chip's default calibration.

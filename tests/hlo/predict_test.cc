@@ -86,9 +86,42 @@ TEST_CASE("hlo predict: host offload copies are bounded by PCIe") {
   const roofline::Prediction p = roofline::predict(*m.instruction("cs"), v6e);
   // 5,368,709,120 B to host at 3.2e10 B/s PCIe = 168 ms (the trace measured
   // 182-194 ms); reading it from HBM at 1.638e12 B/s is only 3.28 ms.
-  CHECK(p.t_ici_s == Approx(5368709120.0 / 3.2e10));
+  // The host link is its own term: nothing crosses the interconnect.
+  CHECK(p.host_bytes == 5368709120.0);
+  CHECK(p.t_host_s == Approx(5368709120.0 / 3.2e10));
+  CHECK(p.ici_bytes == 0);
+  CHECK(p.t_ici_s == 0);
   CHECK(p.t_hbm_s == Approx(5368709120.0 / 1.638e12));
-  CHECK(p.bound == roofline::Bound::kCommunication);
+  CHECK(p.t_lower_s == p.t_host_s);
+  CHECK(p.t_upper_s == Approx(p.t_hbm_s + p.t_host_s));
+  CHECK(p.bound == roofline::Bound::kHostLink);
+  CHECK(roofline::bound_name(p.bound) == "host link");
+}
+
+TEST_CASE("hlo predict: a send to the host crosses the host link; the module total keeps it apart") {
+  HloModule m = parse(
+      "HloModule s\nENTRY e {\n  x = f32[1024,1024]{1,0} parameter(0)\n  tok = token[] after-all()\n"
+      "  snd = (f32[1024,1024]{1,0}, u32[], token[]) send(x, tok), channel_id=1, is_host_transfer=true\n"
+      "  ROOT sd = token[] send-done(snd), channel_id=1, is_host_transfer=true\n}\n");
+  const roofline::Chip& v6e = roofline::chip("tpu-v6e");
+  const roofline::Prediction p = roofline::predict(*m.instruction("snd"), v6e);
+  // 4 MiB at v6e's 3.2e10 B/s PCIe (hardware/tpu-v6e.json).
+  CHECK(p.host_bytes == 4194304.0);
+  CHECK(p.t_host_s == Approx(4194304.0 / 3.2e10));
+  CHECK(p.ici_bytes == 0);
+  CHECK(p.t_ici_s == 0);
+  CHECK(p.bound == roofline::Bound::kHostLink);
+  const roofline::HloModulePrediction mp = roofline::predict(m, v6e);
+  CHECK(mp.total.host_bytes == 4194304.0);
+  CHECK(mp.total.ici_bytes == 0);
+  CHECK(mp.total.t_host_s == Approx(p.t_host_s));
+  // A chip without a PCIe figure counts the bytes and times none of them.
+  roofline::Chip no_pcie = v6e;
+  no_pcie.pcie_bytes_per_s = 0;
+  const roofline::Prediction q = roofline::predict(*m.instruction("snd"), no_pcie);
+  CHECK(q.host_bytes == 4194304.0);
+  CHECK(q.t_host_s == 0);
+  CHECK(q.bound != roofline::Bound::kHostLink);
 }
 
 TEST_CASE("hlo predict: an f64 op on a chip without f64 units is timed at its fp32 peak") {

@@ -269,7 +269,7 @@ TEST_CASE("group: the kernels one framework op launched are one op, costed once"
   REQUIRE(r->ops.size() == 1);
   CHECK_THAT(r->ops[0].reason, Catch::StartsWith("2 kernels; aten::addmm"));
   // One GEMM per run: 2 * 32 * 2048 * 1000 FLOPs.
-  CHECK(r->ops[0].flops == 2 * 2.0 * 32 * 2048 * 1000);
+  CHECK(r->ops[0].prediction.flops == 2 * 2.0 * 32 * 2048 * 1000);
 }
 
 TEST_CASE("real V100 ResNet-50: convolutions and norms predicted; no bound above the measured median") {
@@ -279,8 +279,8 @@ TEST_CASE("real V100 ResNet-50: convolutions and norms predicted; no bound above
     busy += op.measured_s;
     if (op.predicted) predicted += op.measured_s;
     // A median of 0 is a kernel shorter than the trace's 1 us resolution.
-    if (!op.predicted || op.async || op.predicted_s <= 0 || op.median_s <= 0) continue;
-    const double bound = op.predicted_s / static_cast<double>(op.count);
+    if (!op.predicted || op.async || op.prediction.t_lower_s <= 0 || op.median_s <= 0) continue;
+    const double bound = op.prediction.t_lower_s / static_cast<double>(op.count);
     if (bound <= op.median_s) continue;
     INFO(op.module << " " << op.shapes << " " << op.reason << ": bound/median " << bound / op.median_s);
     // Measured before issue 11: 82% of busy time unpredicted, splitKreduce

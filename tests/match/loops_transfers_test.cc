@@ -52,9 +52,9 @@ TEST_CASE("scan: the while loop is a container, its body ops carry the work once
   const roofline::Report r = report_at(roofline::testing::test_data("jax/scan.xplane.pb.gz").string(), o);
   const OpReport& loop = op_named(r, "while.5");
   CHECK(loop.predicted);
-  CHECK(loop.predicted_s == 0);
-  CHECK(loop.flops == 0);
-  CHECK_FALSE(loop.dtype.has_value());
+  CHECK(loop.prediction.t_lower_s == 0);
+  CHECK(loop.prediction.flops == 0);
+  CHECK_FALSE(loop.dtype().has_value());
   CHECK(mentions(loop.reason, "costed on their own rows"));
   // The body's dot: 2 runs x 6 trips = 12 occurrences of one layer,
   // 2 x 128 x 256 x 256 = 16,777,216 FLOPs each. XLA's cost_analysis of the
@@ -62,14 +62,14 @@ TEST_CASE("scan: the while loop is a container, its body ops carry the work once
   // it counts the loop body once, not once per trip.
   const OpReport& dot = op_named(r, "ynn_fusion");
   CHECK(dot.count == 12);
-  CHECK(dot.flops == 12 * 16777216.0);
+  CHECK(dot.prediction.flops == 12 * 16777216.0);
   double flops = 0, predicted = 0;
   for (const OpReport& op : r.ops) {
     INFO(op.name);
     CHECK(op.lost_s >= 0);         // no op beats its roofline by counting another's work
     CHECK(op.flop_util <= 1.0);
     CHECK(op.bw_util <= 1.0);
-    if (op.predicted && !op.async) flops += op.flops, predicted += op.predicted_s;
+    if (op.predicted && !op.async) flops += op.prediction.flops, predicted += op.prediction.t_lower_s;
   }
   CHECK(r.summary.model_flops == flops);
   CHECK(r.summary.predicted_s == Approx(predicted));
@@ -123,8 +123,8 @@ TEST_CASE("real v6e: a module given with --hlo replaces the embedded one of its 
   CHECK(was.match == MatchSource::kHloModule);
   CHECK(now.match == MatchSource::kHloGiven);
   // One add per element: 5 x 1024 x 1024 x 256 embedded, twice that given.
-  CHECK(was.flops / static_cast<double>(was.count) == 5.0 * 1024 * 1024 * 256);
-  CHECK(now.flops / static_cast<double>(now.count) == 10.0 * 1024 * 1024 * 256);
+  CHECK(was.prediction.flops / static_cast<double>(was.count) == 5.0 * 1024 * 1024 * 256);
+  CHECK(now.prediction.flops / static_cast<double>(now.count) == 10.0 * 1024 * 1024 * 256);
   // The other ops of jit_f are not in the given module, which replaced the
   // embedded one: none of them is costed from the embedded HLO any more.
   for (const OpReport& op : after.ops) {
@@ -157,12 +157,12 @@ TEST_CASE("real v6e: host-offload copies cross the host link, not the interconne
     INFO(op.name);
     ++copies;
     CHECK(op.async);
-    CHECK(op.host_bytes > 0);
-    CHECK(op.ici_bytes == 0);
-    CHECK(op.t_ici_s == 0);
+    CHECK(op.prediction.host_bytes > 0);
+    CHECK(op.prediction.ici_bytes == 0);
+    CHECK(op.prediction.t_ici_s == 0);
     // bytes / PCIe bandwidth (hardware/tpu-v6e.json), summed over occurrences.
-    CHECK(op.t_host_s == Approx(op.host_bytes / v6e.pcie_bytes_per_s));
-    CHECK(op.host_bound);
+    CHECK(op.prediction.t_host_s == Approx(op.prediction.host_bytes / v6e.pcie_bytes_per_s));
+    CHECK(op.prediction.bound == roofline::Bound::kHostLink);
     CHECK(mentions(op.reason, "host link"));
   }
   CHECK(copies == 6);
@@ -186,15 +186,16 @@ TEST_CASE("real Kineto: GPU copies are costed from their bytes by their directio
       CHECK_FALSE(mentions(op.reason, "host"));
       // Read and written: 2 x bytes at the bandwidth of the tier they fit
       // (the A100's 40 MB L2 for small copies, else HBM: select_memory_tier).
-      const double per_copy_bytes = op.hbm_bytes / static_cast<double>(op.count);
-      CHECK(op.predicted_s == Approx(op.hbm_bytes / roofline::select_memory_tier(chip, per_copy_bytes).bytes_per_s));
-      CHECK(op.host_bytes == 0);
+      const double per_copy_bytes = op.prediction.hbm_bytes / static_cast<double>(op.count);
+      CHECK(op.prediction.t_lower_s ==
+            Approx(op.prediction.hbm_bytes / roofline::select_memory_tier(chip, per_copy_bytes).bytes_per_s));
+      CHECK(op.prediction.host_bytes == 0);
     } else if (op.name.starts_with("Memcpy HtoD")) {
       ++htod;
       CHECK(mentions(op.reason, "host-to-device copy; "));
-      CHECK(op.host_bound);
-      CHECK(op.predicted_s == Approx(op.host_bytes / chip.pcie_bytes_per_s));
-      CHECK(op.hbm_bytes == 0);
+      CHECK(op.prediction.bound == roofline::Bound::kHostLink);
+      CHECK(op.prediction.t_lower_s == Approx(op.prediction.host_bytes / chip.pcie_bytes_per_s));
+      CHECK(op.prediction.hbm_bytes == 0);
     }
   }
   CHECK(dtod > 0);
@@ -216,13 +217,13 @@ TEST_CASE("jax FSDP profile: 8 virtual devices, every collective timed with its 
     ++collectives;
     INFO(op.name << ": " << op.reason);
     CHECK(op.predicted);
-    CHECK(op.t_ici_s > 0);  // never a silent zero
+    CHECK(op.prediction.t_ici_s > 0);  // never a silent zero
     CHECK(op.count == 16);  // 2 runs x 8 devices
   }
   CHECK(collectives == 5);  // 2 all-gathers, 2 reduce-scatters, 1 psum
   // all_gather.6: f32[1024,1024] = 4 MiB gathered over a ring of 8 on v5e
   // (45e9 B/s per link, tests/hlo/jax_fixtures_test.cc): 7/8 x 4 MiB / W per run.
-  CHECK(op_named(r, "all_gather.6").predicted_s == Approx(16 * 7.0 / 8 * 4194304 / 45e9));
+  CHECK(op_named(r, "all_gather.6").prediction.t_lower_s == Approx(16 * 7.0 / 8 * 4194304 / 45e9));
   bool caveat = false;
   for (const std::string& n : r.notes) caveat |= mentions(n, "measured on a CPU (XLA:CPU)");
   CHECK(caveat);

@@ -45,16 +45,17 @@ TEST_CASE("match: a PyTorch GEMM is costed from its launching aten::mm Input Dim
   CHECK(mm.match == MatchSource::kInputDims);
   CHECK(mm.module == "aten::mm");
   // aten::mm [64,128] @ [128,256] bf16: FLOPs 2*64*128*256; bytes (64*128 + 128*256 + 64*256) * 2.
-  CHECK(mm.flops == 2.0 * 64 * 128 * 256);
-  CHECK(mm.hbm_bytes == (64.0 * 128 + 128.0 * 256 + 64.0 * 256) * 2);
+  CHECK(mm.prediction.flops == 2.0 * 64 * 128 * 256);
+  CHECK(mm.prediction.hbm_bytes == (64.0 * 128 + 128.0 * 256 + 64.0 * 256) * 2);
   const roofline::Chip& h100 = roofline::chip("h100-sxm");
   // Memory-bound at this size; its 114,688 B fit the 50 MB L2, timed at 8.986e12 B/s (hardware/h100-sxm.json).
-  CHECK(mm.predicted_s == Approx(mm.hbm_bytes / 8.986e12));
-  CHECK(roofline::select_memory_tier(h100, mm.hbm_bytes / static_cast<double>(mm.count)).bytes_per_s == 8.986e12);
-  CHECK(mm.bound == Bound::kMemory);
+  CHECK(mm.prediction.t_lower_s == Approx(mm.prediction.hbm_bytes / 8.986e12));
+  CHECK(roofline::select_memory_tier(h100, mm.prediction.hbm_bytes / static_cast<double>(mm.count)).bytes_per_s ==
+        8.986e12);
+  CHECK(mm.prediction.bound == Bound::kMemory);
   CHECK(mm.measured_s == Approx(30.5e-6));
-  CHECK(mm.ratio == Approx(30.5e-6 / mm.predicted_s));
-  CHECK(mm.lost_s == Approx(30.5e-6 - mm.predicted_s));
+  CHECK(mm.ratio == Approx(30.5e-6 / mm.prediction.t_lower_s));
+  CHECK(mm.lost_s == Approx(30.5e-6 - mm.prediction.t_lower_s));
 }
 
 TEST_CASE("match: an NCCL kernel is timed by the collective model from its args") {
@@ -65,9 +66,9 @@ TEST_CASE("match: an NCCL kernel is timed by the collective model from its args"
   // 1,048,576 bf16 elements = 2,097,152 bytes all-reduced over 8 GPUs.
   const auto t = roofline::collective_time_on_group(roofline::CollectiveKind::kAllReduce, 2097152.0, 8,
                                                     roofline::chip("h100-sxm"));
-  CHECK(ar.t_ici_s == Approx(t.t_ici_s));
-  CHECK(ar.predicted_s == Approx(t.t_ici_s));
-  CHECK(ar.bound == Bound::kCommunication);
+  CHECK(ar.prediction.t_ici_s == Approx(t.t_ici_s));
+  CHECK(ar.prediction.t_lower_s == Approx(t.t_ici_s));
+  CHECK(ar.prediction.bound == Bound::kCommunication);
 }
 
 TEST_CASE("match: a GPU copy with its bytes is a host-link transfer; every op is listed") {
@@ -79,9 +80,9 @@ TEST_CASE("match: a GPU copy with its bytes is a host-link transfer; every op is
   CHECK(copy.predicted);
   CHECK(copy.match == roofline::MatchSource::kCopyBytes);
   CHECK(copy.measured_s == Approx(4e-6));
-  CHECK(copy.host_bytes == 4);
-  CHECK(copy.t_host_s == Approx(4 / 64e9));
-  CHECK(copy.host_bound);
+  CHECK(copy.prediction.host_bytes == 4);
+  CHECK(copy.prediction.t_host_s == Approx(4 / 64e9));
+  CHECK(copy.prediction.bound == roofline::Bound::kHostLink);
   CHECK(copy.reason == "device-to-host copy; 4.00 B over the host link at h100-sxm's PCIe 64.0 GB/s");
   CHECK(r.summary.unmatched_s == 0);
   // Every op is listed: measured time adds up to the self time of all op events.
@@ -103,7 +104,7 @@ TEST_CASE("match: --chip overrides the detected chip and says so; --target-chip 
   REQUIRE(mm.target_predicted_s.has_value());
   // Memory-bound: the what-if scales with HBM bandwidth, 2.04e12 -> 8e12 B/s.
   CHECK(*mm.target_predicted_s ==
-        Approx(mm.hbm_bytes / roofline::chip("b200").hbm_bytes_per_s));
+        Approx(mm.prediction.hbm_bytes / roofline::chip("b200").hbm_bytes_per_s));
 }
 
 TEST_CASE("match: a device that is not in the trace is an error naming the devices") {
@@ -130,7 +131,7 @@ TEST_CASE("match: a jax profile's ops are matched to the HLO embedded in its XPl
     CHECK(op.predicted);
   }
   const OpReport& dot = find_op(*r, "dot");
-  CHECK(dot.flops > 0);
+  CHECK(dot.prediction.flops > 0);
   CHECK(dot.hlo_category == "matmul");
 }
 
@@ -178,7 +179,7 @@ TEST_CASE("match: match() then aggregate() is make_report(); --target-chip re-pr
   REQUIRE(a.ops.size() == b.ops.size());
   for (std::size_t i = 0; i < a.ops.size(); ++i) {
     CHECK(a.ops[i].name == b.ops[i].name);
-    CHECK(a.ops[i].predicted_s == b.ops[i].predicted_s);
+    CHECK(a.ops[i].prediction.t_lower_s == b.ops[i].prediction.t_lower_s);
   }
   CHECK(a.summary.mfu == b.summary.mfu);
 }
@@ -260,17 +261,17 @@ TEST_CASE("match: with no predicted op carrying FLOPs, MFU is against the chip's
   REQUIRE(r.ok());
   double flops = 0;
   int predicted = 0;
-  for (const OpReport& o : r->ops) flops += o.flops, predicted += o.predicted ? 1 : 0;
+  for (const OpReport& o : r->ops) flops += o.prediction.flops, predicted += o.predicted ? 1 : 0;
   CHECK(predicted == 3);  // the all-reduce and the two copies
   CHECK(flops == 0);
   const OpReport& ar = find_op(*r, "AllReduce");
-  REQUIRE(ar.dtype.has_value());
-  CHECK(*ar.dtype == roofline::DType::kF32);
+  REQUIRE(ar.dtype().has_value());
+  CHECK(*ar.dtype() == roofline::DType::kF32);
   // 1,048,576 fp32 elements: 4,194,304 bytes over 8 GPUs.
   CHECK(ar.reason == "all-reduce of 4194304 bytes over 8 devices");
   const OpReport& host = find_op(*r, "DtoH");
-  REQUIRE(host.dtype.has_value());
-  CHECK(*host.dtype == roofline::DType::kU8);
+  REQUIRE(host.dtype().has_value());
+  CHECK(*host.dtype() == roofline::DType::kU8);
   CHECK(r->dominant_dtype == "bf16");
   CHECK(r->peak_flops_per_s == roofline::chip("h100-sxm").peak_flops_per_s[static_cast<int>(roofline::PeakClass::kBf16)]);
   CHECK(r->summary.mfu_convention.find("dense bf16 peak") != std::string::npos);

@@ -44,10 +44,10 @@ TEST_CASE("real v6e: the broadcast_add fusions are memory-bound at about 80% of 
     if (op.name.rfind("broadcast_add_fusion", 0) != 0) continue;
     ++seen;
     INFO(op.name);
-    CHECK(op.bound == Bound::kMemory);
+    CHECK(op.prediction.bound == Bound::kMemory);
     // Reads and writes f32[5,1024,1024,256] once: 2 * 5,368,709,120 bytes,
     // exactly XLA's bytes_accessed (10,737,418,240) for the op.
-    CHECK(per_run(op.hbm_bytes, op.count) == 10'737'418'240.0);
+    CHECK(per_run(op.prediction.hbm_bytes, op.count) == 10'737'418'240.0);
     REQUIRE(op.xla_bytes.has_value());
     CHECK(*op.xla_bytes == 10'737'418'240.0);
     // SOURCES.md: medians 7.92-8.15 ms = 80-83% of 1638 GB/s. Our mean over
@@ -63,11 +63,11 @@ TEST_CASE("real v6e: the all-reduce is timed by the collective model over pairs"
   const roofline::Report r = report_of("xprof/tpu_v6e_x4_inference_2.xplane.pb");
   auto it = std::find_if(r.ops.begin(), r.ops.end(), [](const OpReport& o) { return o.name == "all-reduce"; });
   REQUIRE(it != r.ops.end());
-  CHECK(it->bound == Bound::kCommunication);
+  CHECK(it->prediction.bound == Bound::kCommunication);
   // 12 = 3 runs x 4 devices, each 121.69 ms (SOURCES.md).
   CHECK(it->count == 12);
   CHECK(per_run(it->measured_s, it->count) == Approx(0.12169).epsilon(0.01));
-  CHECK(it->t_ici_s > 0);
+  CHECK(it->prediction.t_ici_s > 0);
 }
 
 TEST_CASE("real MI300X: the 4096^3 GEMM is compute-bound near 148 us") {
@@ -76,14 +76,14 @@ TEST_CASE("real MI300X: the 4096^3 GEMM is compute-bound near 148 us") {
   const double flops = 2.0 * 4096 * 4096 * 4096;
   // 16384x1024 @ 1024x4096 has the same FLOPs: pick the op by its result.
   auto it = std::find_if(r.ops.begin(), r.ops.end(), [&](const OpReport& o) {
-    return o.predicted && o.count > 0 && per_run(o.flops, o.count) == flops &&
+    return o.predicted && o.count > 0 && per_run(o.prediction.flops, o.count) == flops &&
            o.shapes.rfind("(bf16[4096,4096]", 0) == 0;
   });
   REQUIRE(it != r.ops.end());
-  CHECK(it->bound == Bound::kCompute);
+  CHECK(it->prediction.bound == Bound::kCompute);
   // Roofline: 2*4096^3 / 1.3074e15 = 105.1 us.
   const double peak = roofline::chip("mi300x").peak_flops_per_s_for(roofline::DType::kBF16);
-  CHECK(per_run(it->predicted_s, it->count) == Approx(flops / peak));
+  CHECK(per_run(it->prediction.t_lower_s, it->count) == Approx(flops / peak));
   // SOURCES.md: median 148.08 us = 928 TFLOPS over 3 runs (the mean is
   // higher: the first, cold run is slower).
   CHECK(it->median_s == Approx(148.08e-6).epsilon(0.01));
@@ -105,11 +105,11 @@ TEST_CASE("real H100: PyTorch GEMMs are matched through Input Dims") {
   // TraceLens's GEMM table (SOURCES.md): aten::mm 8944x2816x1024 bf16.
   const double flops = 2.0 * 8944 * 1024 * 2816;
   auto it = std::find_if(r.ops.begin(), r.ops.end(), [&](const OpReport& o) {
-    return o.module == "aten::mm" && o.predicted && per_run(o.flops, o.count) == flops;
+    return o.module == "aten::mm" && o.predicted && per_run(o.prediction.flops, o.count) == flops;
   });
   REQUIRE(it != r.ops.end());
-  CHECK(it->bound == Bound::kCompute);
-  CHECK(per_run(it->predicted_s, it->count) ==
+  CHECK(it->prediction.bound == Bound::kCompute);
+  CHECK(per_run(it->prediction.t_lower_s, it->count) ==
         Approx(flops / roofline::chip("h100-sxm").peak_flops_per_s_for(roofline::DType::kBF16)));
 }
 
@@ -156,8 +156,8 @@ TEST_CASE("real A100 DDP: fp32 all-reduces are named fp32, and MFU is not agains
   for (const OpReport& op : r.ops) {
     if (op.match != MatchSource::kCollectiveArgs) continue;
     ++all_reduces;
-    REQUIRE(op.dtype.has_value());
-    CHECK(*op.dtype == roofline::DType::kF32);
+    REQUIRE(op.dtype().has_value());
+    CHECK(*op.dtype() == roofline::DType::kF32);
   }
   CHECK(all_reduces == 5);
   auto it = std::find_if(r.ops.begin(), r.ops.end(), [](const OpReport& o) {

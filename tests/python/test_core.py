@@ -91,6 +91,24 @@ def test_hlo_from_path_text_and_bytes(repo):
     assert from_path.total.flops == sum(r.prediction.flops * r.executions for r in from_path.rows if not r.aggregate)
 
 
+def test_hlo_host_transfer_is_on_the_host_link():
+    # A copy of 4 MiB to host memory (S(5)): its bytes cross PCIe, v6e's
+    # 3.2e10 B/s (hardware/tpu-v6e.json), not the interconnect.
+    text = ("HloModule h\nENTRY e {\n  x = f32[1024,1024]{1,0} parameter(0)\n"
+            "  cs = (f32[1024,1024]{1,0:S(5)}, f32[1024,1024]{1,0}, u32[]{:S(2)}) copy-start(x)\n"
+            "  ROOT cd = f32[1024,1024]{1,0:S(5)} copy-done(cs)\n}\n")
+    v6e = roofline.chip("tpu-v6e")
+    r = roofline.hlo(text, v6e)
+    cs = next(row for row in r.rows if row.name == "cs")
+    p = cs.prediction
+    assert p.host_bytes == 4194304
+    assert p.t_host_s == pytest.approx(4194304 / 3.2e10)
+    assert p.ici_bytes == 0 and p.t_ici_s == 0
+    assert p.bound == "host link"
+    assert r.total.host_bytes == r.host_bytes == 4194304
+    assert r.total.ici_bytes == 0
+
+
 def test_hlo_errors_are_located(tmp_path):
     v5e = roofline.chip("tpu-v5e")
     with pytest.raises(FileNotFoundError, match="absent.hlo"):

@@ -40,6 +40,9 @@ def test_plan_fields_are_the_json_fields(cli):
         assert (c.mesh_text, c.layout, c.strategy, c.remat, c.microbatches) == (
             jc["mesh"], jc["layout"], jc["strategy"], jc["remat"], jc["microbatches"])
         assert c.step.step_time_s == jc["step_time_s"] and c.step.mfu == jc["mfu"]
+        # The host-offload copies are the roofline's host-link term, not the interconnect's.
+        assert c.step.t_host_s == c.step.roofline.t_host_s == jc["t_host_s"]
+        assert c.step.roofline.t_ici_s == jc["t_ici_s"]
         assert c.step.memory.total_bytes <= V5E.hbm_bytes  # ranked ones fit
         # The parts JSON lists (those with work), each with its forward share.
         parts = {p.name: p for p in c.step.parts}

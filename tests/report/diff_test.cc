@@ -26,9 +26,9 @@ roofline::OpReport op(std::string name, std::string shapes, double measured_s, d
   o.count = 2;
   o.measured_s = measured_s;
   o.predicted = true;
-  o.flops = flops;
-  o.hbm_bytes = flops / 10;
-  o.predicted_s = measured_s / 2;
+  o.prediction.flops = flops;
+  o.prediction.hbm_bytes = flops / 10;
+  o.prediction.t_lower_s = measured_s / 2;
   o.expected_s = measured_s * 0.8;
   return o;
 }

@@ -99,8 +99,8 @@ TEST_CASE("text: each op row says where its cost came from") {
   roofline::Report r = none_predicted();
   r.ops[0].predicted = true;
   r.ops[0].match = roofline::MatchSource::kHloGiven;
-  r.ops[0].predicted_s = 0.001;
-  r.ops[0].host_bound = true;
+  r.ops[0].prediction.t_lower_s = 0.001;
+  r.ops[0].prediction.bound = roofline::Bound::kHostLink;
   const std::string text = roofline::render_text(r);
   CHECK(text.find("src") != std::string::npos);
   CHECK(text.find("file = an HLO module given with --hlo") != std::string::npos);

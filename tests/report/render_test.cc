@@ -40,10 +40,10 @@ roofline::Report sample() {
     o.count = 2;
     o.measured_s = measured;
     o.predicted = true;
-    o.predicted_s = predicted;
-    o.flops = flops;
-    o.hbm_bytes = bytes;
-    o.bound = b;
+    o.prediction.t_lower_s = predicted;
+    o.prediction.flops = flops;
+    o.prediction.hbm_bytes = bytes;
+    o.prediction.bound = b;
     o.ratio = measured / predicted;
     o.lost_s = measured - predicted;
     return o;

@@ -85,7 +85,7 @@ struct HloModulePrediction {
   std::vector<HloPredictionRow> rows;
 
   // Sums over the non-aggregate rows, each times its executions
-  // (accumulate()): t_lower_s is the sum of max(T_math, T_hbm, T_ici) over
+  // (accumulate()): t_lower_s is the sum of max(T_math, T_hbm, T_ici, T_host) over
   // each fusion group (its members' times added) and each instruction in
   // none, t_upper_s the sum of their sums.
   Prediction total;
@@ -97,7 +97,6 @@ struct HloModulePrediction {
   // fusion instruction (XLA has not fused them: the partitioned form); a
   // module XLA fused already is costed as fused, with 0 here.
   int fusion_groups = 0;
-  double host_bytes = 0;  // of `total.ici_bytes`, what crossed PCIe to and from host memory
   int unknown_cost_instructions = 0;  // custom calls / opcodes without a cost model
   int unknown_trip_count_loops = 0;   // while loops counted once
   // Every loop charged fewer times than it runs, in execution order.

@@ -37,9 +37,6 @@ struct CostSource {
   bool async_done = false;
   // HLO ops: the instruction the op was found as (not owned).
   const HloInstruction* instruction = nullptr;
-  // Of one occurrence, the bytes that cross the host link (PCIe) to or from
-  // host memory (S(5)): a host-offload copy, not interconnect traffic.
-  double host_bytes = 0;
 };
 
 // An HLO instruction by our cost model, async pairs attributed as

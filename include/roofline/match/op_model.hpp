@@ -189,9 +189,8 @@ struct XlaStatsModel {
 
 // A copy between host and device memory (a GPU memcpy HtoD / DtoH with its
 // bytes from the trace): timed over the host link, the chip's PCIe
-// bandwidth, as the HLO model times a host-offload copy (in T_ici; the
-// report relabels it as the host link). No PCIe figure: 0 s, and the report
-// says the host link is not modelled.
+// bandwidth, as the HLO model times a host-offload copy (T_host). No PCIe
+// figure: 0 s, and the report says the host link is not modelled.
 struct HostTransferModel {
   double bytes = 0;  // raw bytes: named u8, as a device-to-device copy is
 };
@@ -241,8 +240,9 @@ inline Prediction predict(const XlaStatsModel& m, const Chip& chip) {
 }
 
 inline Prediction predict(const HostTransferModel& m, const Chip& chip) {
-  const double t = chip.pcie_bytes_per_s > 0 ? m.bytes / chip.pcie_bytes_per_s : 0;
-  return predict(CostedOp{.ici_bytes = m.bytes, .t_ici_s = t, .dtype = DType::kU8}, chip);
+  Prediction p = predict(CostedOp{.dtype = DType::kU8}, chip);
+  add_host_link(p, m.bytes, chip);
+  return p;
 }
 
 // Which calibrated curve (roofline/calibration.hpp) times an op: matrix

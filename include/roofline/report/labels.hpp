@@ -13,9 +13,10 @@
 
 namespace roofline {
 
-// The op's bound as shown: "compute", "memory", "communication", "host
-// link" (a host-offload transfer whose PCIe time is the largest term), "-"
-// for a predicted op that takes no time, "unknown" when not predicted.
+// The op's bound as shown: bound_name() of its prediction ("compute",
+// "memory", "communication", "host link": a transfer whose PCIe time is the
+// largest term), "-" for a predicted op that takes no time, "unknown" when
+// not predicted.
 std::string op_bound_label(const OpReport& op);
 
 // A short tag for the text and Markdown tables ("hlo", "file", "dims",

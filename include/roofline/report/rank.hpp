@@ -43,7 +43,7 @@ inline std::vector<const OpReport*> ops_furthest_below_roofline(const Report& r,
   std::vector<const OpReport*> out;
   const double total = r.summary.measured_s;
   for (const OpReport& op : r.ops)
-    if (op.predicted && op.predicted_s > 0 && (total <= 0 || op.measured_s >= min_share * total))
+    if (op.predicted && op.prediction.t_lower_s > 0 && (total <= 0 || op.measured_s >= min_share * total))
       out.push_back(&op);
   std::stable_sort(out.begin(), out.end(),
                    [](const OpReport* a, const OpReport* b) { return a->ratio > b->ratio; });

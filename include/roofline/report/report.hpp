@@ -44,29 +44,23 @@ struct OpReport {
   bool async = false;
   MatchSource match = MatchSource::kUnmatched;
   std::string reason;       // why not predicted, or caveats of the match
-  // Totals over occurrences of our own cost model.
-  double flops = 0;
-  double hbm_bytes = 0;
-  double ici_bytes = 0;
-  double t_math_s = 0;
-  double t_hbm_s = 0;
-  double t_hbm_cold_s = 0;  // hbm_bytes at HBM's bandwidth (Prediction::t_hbm_cold_s): what expected_s times
-  double t_ici_s = 0;
-  // Host-offload transfers (to or from host memory, or a GPU memcpy between
-  // host and device): bytes over the host link (PCIe) and their time at the
-  // chip's PCIe bandwidth, 0 when the chip has no such figure. Not in
-  // ici_bytes / t_ici_s.
-  double host_bytes = 0;
-  double t_host_s = 0;
-  double predicted_s = 0;   // roofline lower bound, max of the terms per occurrence
+  // Our own cost model's roofline of the op, totalled over its occurrences
+  // (repeated(), predict.hpp): counts, the four times and both bounds are
+  // totals; bound, dtype, peak (peak.used: the chip's unit that timed
+  // T_math), intensity, ridge and memory rate are one occurrence's. As in
+  // every Prediction, ici_bytes / t_ici_s are the interconnect only and
+  // host_bytes / t_host_s the host link (PCIe: a host-offload transfer, a
+  // GPU memcpy between host and device; t_host_s is 0 when the chip has no
+  // PCIe figure). prediction.t_lower_s is the report's "predicted_s". All
+  // zero when not predicted.
+  Prediction prediction;
+  // A launch (an async -start) or a loop's own row: it does no work of its
+  // own, so it has no dtype (see dtype()).
+  bool container = false;
   // Calibrated expectation (roofline/calibration.hpp), a total over
-  // occurrences like measured_s and predicted_s; 0 when not predicted.
+  // occurrences like measured_s and prediction.t_lower_s; 0 when not predicted.
   double expected_s = 0;
   CostClass cost_class = CostClass::kMemory;  // the curve that timed expected_s
-  PeakClass peak_used = PeakClass::kBf16;     // the chip's unit that timed T_math
-  Bound bound = Bound::kMemory;
-  bool host_bound = false;  // the host link is the largest term (shown as bound "host link")
-  std::optional<DType> dtype;  // of a predicted op; empty when not predicted
   // What XLA itself recorded for one occurrence, when the trace has it.
   std::optional<double> xla_flops;
   std::optional<double> xla_bytes;
@@ -90,6 +84,13 @@ struct OpReport {
   std::optional<double> target_predicted_s;
   std::optional<double> target_expected_s;
   std::optional<Bound> target_bound;
+
+  // The dtype the op computes in: empty when it is not predicted or does
+  // no work of its own.
+  std::optional<DType> dtype() const {
+    if (!predicted || container) return std::nullopt;
+    return prediction.dtype;
+  }
 };
 
 struct CategoryTime {

@@ -113,7 +113,7 @@ struct TrainingConfig {
 // max(T_math, T_hbm), t_upper_s the sum of T_math + T_hbm; its collectives
 // add only t_ici_s and ici_bytes, because the step overlaps them with the
 // compute of the whole step, not op by op. The host-offload part counts its
-// host-link copies the same way (t_ici_s and ici_bytes are the host link's).
+// host-link copies the same way, in t_host_s and host_bytes.
 // `expected_s` sums each op's calibrated expected time
 // (roofline::expected_s with the op's CostClass), before the pipeline
 // bubble and before any overlap; `expected_forward_s` is the share of it
@@ -149,14 +149,14 @@ struct MemoryPerChip {
 struct TrainingStep {
   std::vector<StepPart> parts;
   // The step's bounds: t_math_s and t_hbm_s sum the parts (times the
-  // pipeline bubble), t_ici_s puts every transfer off the chip (collectives,
-  // pipeline shifts, host-offload copies) one after another.
-  // t_lower_s = max(t_compute_s, t_ici_s) (communication hidden under
-  // compute), t_upper_s = t_compute_s + t_ici_s (nothing overlaps); the
-  // bound is bound_of() the three times.
+  // pipeline bubble), t_ici_s the interconnect's transfers (collectives,
+  // pipeline shifts), t_host_s the host link's (the host-offload copies of
+  // an offloads_to_host(remat) policy). Every transfer off the chip runs one
+  // after another: t_lower_s = max(t_compute_s, t_ici_s + t_host_s)
+  // (communication hidden under compute), t_upper_s = t_compute_s + t_ici_s
+  // + t_host_s (nothing overlaps); the bound is bound_of() the four times.
   Prediction roofline;
   double t_compute_s = 0;    // sum of per-op rooflines, times the bubble factor
-  double t_host_s = 0;       // of t_ici_s, the host-link copies (offloads_to_host(remat))
   double bubble_factor = 1;  // (microbatches + stages - 1) / microbatches
   double step_time_s = 0;    // the lower bound: roofline.t_lower_s, as the book's analysis assumes
   // The calibrated expected step time, between the bounds' assumptions

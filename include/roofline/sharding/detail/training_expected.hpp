@@ -60,13 +60,15 @@ inline void step_totals(const Context& c, TrainingStep& st) {
         break;
     }
   }
-  st.t_host_s = st.parts[kHostOffload].roofline.t_ici_s;
   r.t_math_s *= st.bubble_factor;
   r.t_hbm_s *= st.bubble_factor;
   r.t_hbm_cold_s *= st.bubble_factor;
   st.t_compute_s = compute * st.bubble_factor;
-  r.t_lower_s = std::max(st.t_compute_s, r.t_ici_s);
-  r.t_upper_s = st.t_compute_s + r.t_ici_s;
+  // Every transfer off the chip, the host link's last (kHostOffload is the
+  // last part), one after another.
+  const double transfers_s = r.t_ici_s + r.t_host_s;
+  r.t_lower_s = std::max(st.t_compute_s, transfers_s);
+  r.t_upper_s = st.t_compute_s + transfers_s;
   settle_sum(r, c.dt, select_peak(c.chip, peak_class(c.dt)), c.chip);
   st.step_time_s = r.t_lower_s;
 
@@ -78,7 +80,7 @@ inline void step_totals(const Context& c, TrainingStep& st) {
   st.expected_exposed_s = exposed + excess;
   // With efficiencies at most 1 (every built-in calibration) each op's
   // expected time is at least its roofline, so C >= t_compute_s and
-  // H + E >= t_ici_s, and the sum is already >= the lower bound; a fitted
+  // H + E >= t_ici_s + t_host_s, and the sum is already >= the lower bound; a fitted
   // calibration above 1 cannot take the expectation below what the chip
   // cannot beat.
   st.expected_s = std::max(st.expected_compute_s + st.expected_exposed_s, st.step_time_s);

@@ -73,10 +73,18 @@ class PartBuilder {
     stream_in(Pass::kForward, flops, bytes, times, c);
     stream_in(Pass::kBackward, flops, bytes, (runs - 1) * times, c);
   }
-  void collective(const CollectiveTime& t, double times) { link(t.t_ici_s, t.bytes_per_link, CostClass::kCollective, times); }
+  void collective(const CollectiveTime& t, double times) {
+    Prediction one;
+    one.ici_bytes = t.bytes_per_link;
+    one.t_ici_s = t.t_ici_s;
+    transfer(one, CostClass::kCollective, times);
+  }
   // A copy of `bytes` between HBM and host memory over the host link.
   void host_copy(double bytes, double times) {
-    link(bytes / chip_.pcie_bytes_per_s, bytes, CostClass::kHostLink, times);
+    Prediction one;
+    one.host_bytes = bytes;
+    one.t_host_s = bytes / chip_.pcie_bytes_per_s;
+    transfer(one, CostClass::kHostLink, times);
   }
 
  private:
@@ -96,14 +104,15 @@ class PartBuilder {
     p_.expected_s += s;
     if (pass == Pass::kForward) p_.expected_forward_s += s;
   }
-  // Transfers add only their link time: the step overlaps them with the
-  // compute of their pass (training_expected.hpp), not op by op.
-  void link(double t_s, double bytes, CostClass c, double times) {
+  // Transfers add only their link terms (`one` has no others): the step
+  // overlaps them with the compute of their pass (training_expected.hpp),
+  // not op by op.
+  void transfer(Prediction one, CostClass c, double times) {
     if (times <= 0) return;
-    p_.roofline.t_ici_s += times * t_s;
-    p_.roofline.ici_bytes += times * bytes;
-    Prediction one;
-    one.t_ici_s = t_s;
+    p_.roofline.t_ici_s += times * one.t_ici_s;
+    p_.roofline.ici_bytes += times * one.ici_bytes;
+    p_.roofline.t_host_s += times * one.t_host_s;
+    p_.roofline.host_bytes += times * one.host_bytes;
     settle_bounds(one);
     add_expected(pass_, times * expected_s(one, c, cal_));
   }
