@@ -93,6 +93,11 @@ ScopeTree scope_tree(const Report& report, int depth) {
   const bool any_unscoped = unscoped.node.ops > 0;
   t.root = finish(root, root.node.measured_s, mfu_denom);
   if (any_unscoped) t.root.children.push_back(finish(unscoped, t.root.measured_s, mfu_denom));
+  if (!report.ops.empty() && unscoped.node.ops == t.root.ops)
+    t.notes.push_back(
+        "no op carries a scope: the profile's name stacks hold no named scope (jax.named_scope, Flax modules, "
+        "PyTorch/XLA's xp.Trace with XLA_HLO_DEBUG=1), or its ops are eager PyTorch kernels, whose module and "
+        "record_function ranges are not read (docs/report.md, \"By scope\")");
   return t;
 }
 

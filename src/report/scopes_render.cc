@@ -78,7 +78,9 @@ std::string text(const Report& r, const ScopeTree& t) {
     table.add_row(cells(n, std::string(2 * static_cast<std::size_t>(level - 1), ' ') + n.name));
   });
   table.add_row(cells(t.root, "total"));
-  return headline(r, t) + "\n" + table.render();
+  std::string notes;
+  for (const std::string& n : t.notes) notes += "note: " + for_terminal(n) + "\n";
+  return headline(r, t) + "\n" + table.render() + (notes.empty() ? "" : "\n" + notes);
 }
 
 std::string markdown(const Report& r, const ScopeTree& t) {
@@ -86,8 +88,10 @@ std::string markdown(const Report& r, const ScopeTree& t) {
   // Markdown trims a cell's leading spaces: the full path shows the nesting.
   walk(t.root, 1, [&](const ScopeNode& n, int) { rows.push_back(cells(n, n.unscoped ? n.name : n.path)); });
   rows.push_back(cells(t.root, "**total**"));
+  std::string notes;
+  for (const std::string& n : t.notes) notes += "\n> note: " + markdown_cell(n) + "\n";
   return "## " + headline(r, t) + "\n" +
-         markdown_table(kHeader, rows, {false, true, true, true, true, true, true, true, false});
+         markdown_table(kHeader, rows, {false, true, true, true, true, true, true, true, false}) + notes;
 }
 
 Json node_json(const ScopeNode& n) {
@@ -114,6 +118,7 @@ std::string json(const Report& r, const ScopeTree& t) {
                            {"wall_s", r.summary.wall_s},
                            {"peak_flops_per_s", r.peak_flops_per_s},
                            {"dominant_dtype", r.dominant_dtype},
+                           {"notes", t.notes},
                            {"scopes", node_json(t.root)}});
   return out.dump() + "\n";
 }
@@ -177,6 +182,7 @@ std::string html(const Report& r, const ScopeTree& t) {
   ScopeNode root = t.root;
   root.name = "total";
   html_node(root, out);
+  for (const std::string& n : t.notes) out += "<p>note: " + esc(n) + "</p>\n";
   return out + "</body></html>\n";
 }
 

@@ -168,6 +168,14 @@ TEST_CASE("scope tree: nesting, folding, unscoped ops last and MFU over the wall
   CHECK(t.root.children[2].unscoped);
   CHECK(t.root.children[2].measured_s == 10);
   CHECK(t.root.children[2].share == Approx(10 / 16.5));
+  CHECK(t.notes.empty());
+  // Without any scope, the tree says why that may be.
+  for (roofline::OpReport& o : r.ops) o.scope.clear();
+  const roofline::ScopeTree none = roofline::scope_tree(r, 2);
+  REQUIRE(none.root.children.size() == 1);
+  REQUIRE(none.notes.size() == 1);
+  CHECK_THAT(none.notes[0], Catch::Contains("eager PyTorch kernels"));
+  CHECK_THAT(roofline::render_scopes(r, roofline::ReportFormat::kText), Catch::Contains("note: no op carries a scope"));
 }
 
 TEST_CASE("scope tree: every format renders, JSON and CSV parse, HTML escapes names") {
@@ -214,6 +222,14 @@ TEST_CASE("report --by scope on a jax profile, in every format") {
   bool mlp = false;
   for (const auto& o : ops["ops"]) mlp = mlp || o["scope"].get<std::string>().find("block/mlp") != std::string::npos;
   CHECK(mlp);
+  // Eager PyTorch: every kernel unscoped, and the note says why.
+  const auto kineto = run_cli("report '" + roofline::testing::test_data("trace/kineto_small.json").string() +
+                              "' --by scope --format json");
+  REQUIRE(kineto.exit_code == 0);
+  const auto k = nlohmann::json::parse(kineto.out);
+  CHECK(k["scopes"]["children"].size() == 1);
+  CHECK(k["scopes"]["children"][0]["unscoped"] == true);
+  CHECK(k["notes"].size() == 1);
   CHECK(run_cli("report '" + trace + "' --by scope --depth 0").exit_code == 2);
   CHECK(run_cli("report '" + trace + "' --by layer").exit_code == 2);
   CHECK(run_cli("report '" + trace + "' --depth 2").exit_code == 2);

@@ -42,6 +42,8 @@ struct ScopeNode {
 struct ScopeTree {
   int depth = kDefaultScopeDepth;  // scopes deeper than this are folded into their ancestor at this depth
   ScopeNode root;                  // every op of the report
+  // Caveats: when no op has a scope, why that may be.
+  std::vector<std::string> notes;
 };
 
 // `depth` >= 1.
