@@ -206,6 +206,20 @@ class Report:
     def _repr_html_(self) -> str:
         return _iframe(self.to_html())
 
+    def scopes(self, depth: int = 3) -> dict:
+        """The ops totalled per name scope, as a tree: the "scopes" value of
+        `roofline report TRACE --by scope --depth DEPTH --format json` (each
+        node: name, path, ops, measured_s, predicted_s, expected_s, flops, mfu,
+        share, sources, children). docs/report.md, "By scope"."""
+        import json
+
+        return json.loads(self._core.render_scopes("json", depth))["scopes"]
+
+    def scopes_to(self, format: str = "text", depth: int = 3) -> str:
+        """The tree by scope as `roofline report --by scope --format FORMAT` prints it
+        (text, md, json, csv, or html: a collapsible tree)."""
+        return self._core.render_scopes(format, depth)
+
     def to_pandas(self):
         """The ops as a pandas DataFrame, one row per op (columns: the keys of .ops)."""
         first = ("name", "module", "count", "measured_s", "predicted_s", "expected_s", "bound")

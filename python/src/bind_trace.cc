@@ -28,6 +28,7 @@
 #include "roofline/report/diff.hpp"
 #include "roofline/report/json.hpp"
 #include "roofline/report/render.hpp"
+#include "roofline/report/scopes.hpp"
 #include "roofline/report/stats_text.hpp"
 #include "roofline/trace/read.hpp"
 
@@ -136,7 +137,7 @@ TraceStatsRead make_trace_stats(const nb::handle& path_arg, std::optional<int> d
 // was given.
 struct TraceDiff {
   ReportDiff diff;
-  std::optional<GateResult> gate;
+  std::optional<GateResult> gate = {};
 };
 
 }  // namespace
@@ -159,6 +160,17 @@ void bind_trace(nb::module_& m) {
             return text(out);
           },
           "format"_a, "top"_a = 15, "The report as `roofline report --format FORMAT --top TOP` prints it.")
+      .def(
+          "render_scopes",
+          [](const TraceReport& r, const std::string& format, int depth) {
+            const std::optional<ReportFormat> f = parse_report_format(format);
+            if (!f)
+              throw nb::value_error(("format: expected text, md, json, csv or html, got '" + format + "'").c_str());
+            if (depth < 1) throw nb::value_error("depth: expected a positive integer");
+            return text(render_scopes(r.report, *f, depth));
+          },
+          "format"_a, "depth"_a = kDefaultScopeDepth,
+          "The report by scope as `roofline report --by scope --depth DEPTH --format FORMAT` prints it.")
       .def(
           "json_value", [](const TraceReport& r) { return to_python(to_json(r.report)); },
           "The JSON report as Python values (dicts, lists, str, int, float, None).")

@@ -10,6 +10,7 @@
 #include "roofline/match/match.hpp"
 #include "roofline/measure/measured.hpp"
 #include "roofline/report/render.hpp"
+#include "roofline/report/scopes.hpp"
 #include "roofline/trace/read.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/read_limits.hpp"
@@ -44,6 +45,16 @@ int run(const Args& args) {
   auto top = args.get_int("top", 15, kIntRange);
   if (!top.ok()) return fail(top.status());
   if (*top < 1) return fail_usage("--top: expected a positive integer");
+
+  // --by scope [--depth N]: the report's ops totalled per name scope
+  // (roofline/report/scopes.hpp).
+  const bool by_scope = args.get("by") == std::optional<std::string>("scope");
+  if (args.has("by") && !by_scope && args.get("by") != std::optional<std::string>("op"))
+    return fail_usage("--by: expected scope or op");
+  auto depth = args.get_int("depth", kDefaultScopeDepth, kIntRange);
+  if (!depth.ok()) return fail(depth.status());
+  if (*depth < 1) return fail_usage("--depth: expected a positive integer");
+  if (args.has("depth") && !by_scope) return fail_usage("--depth: only with --by scope");
 
   ReportOptions options;
   Chip chip, target;
@@ -91,14 +102,15 @@ int run(const Args& args) {
   if (args.has("calibration")) use_calibration_file(read->trace, read->measured, calibration, options);
   auto report = make_report(read->trace, std::move(read->measured), options, kCliWords);
   if (!report.ok()) return fail(report.status());
-  const std::string text = render_report(*report, format, RenderOptions{.top = static_cast<int>(*top)});
+  const std::string text = by_scope ? render_scopes(*report, format, static_cast<int>(*depth))
+                                    : render_report(*report, format, RenderOptions{.top = static_cast<int>(*top)});
   return write_output(args, text);
 }
 
 ROOFLINE_CLI_COMMAND({
     .name = "report",
     .usage = "roofline report TRACE... [--jobs N] [--hlo FILE[,FILE]] [--chip NAME|PATH] [--target-chip NAME|PATH] [--calibration FILE] "
-             "[--device N] [--top N] [--format text|md|json|csv|html] [-o FILE]",
+             "[--device N] [--top N] [--by op|scope] [--depth N] [--format text|md|json|csv|html] [-o FILE]",
     .summary = "Expected vs observed: every op of a measured trace against its roofline, with MFU.",
     .options = with_read_limits({{"hlo", "FILE[,FILE]", "HLO text or HloProto modules to cost the trace's ops from"},
                 {"chip", "NAME|PATH", "predict on this chip (default: detected from the trace)"},
@@ -106,6 +118,8 @@ ROOFLINE_CLI_COMMAND({
                 {"calibration", "FILE", "expected times from this calibration file (roofline calibrate)"},
                 {"device", "N", "only device N (default: all devices, times summed)"},
                 {"top", "N", "rows in the ranked lists of text and md output (default 15)"},
+                {"by", "op|scope", "op (default): the report; scope: totals per name scope, as a tree"},
+                {"depth", "N", "--by scope: fold scopes deeper than N into their ancestor (default 3)"},
                 {"format", "text|md|json|csv|html", "output format (default text)"},
                 {"output", "FILE", "write to FILE instead of stdout", "o"}}),
     .run = run,

@@ -6,6 +6,7 @@
 
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/units.hpp"
+#include "roofline/match/scope.hpp"
 #include "src/match/aggregate.hpp"
 #include "src/match/peaks.hpp"
 
@@ -104,6 +105,7 @@ std::string class_label(OpClass c) {
 
 OpReport op_report(const Trace& trace, const MatchedOp& m, const Chip& chip) {
   OpReport o = measured_figures(trace, m.group);
+  set_op_scope(o, trace, m.group, m.cost.instruction);
   o.match = m.cost.source;
   o.reason += m.cost.note;
   if (!m.cost.hlo_category.empty()) o.hlo_category = m.cost.hlo_category;

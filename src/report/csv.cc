@@ -55,7 +55,7 @@ std::vector<std::string> report_row(const OpReport& op) {
           // columns before keep their places.
           if_predicted(op.expected_s), p && op.expected_s > 0 ? num9(expected_ratio(op)) : "",
           if_predicted(op.lost_expected_s), p ? std::string(cost_class_name(op.cost_class)) : "",
-          opt9(op.target_expected_s)};
+          opt9(op.target_expected_s), op.scope, op.scope_source};
 }
 
 }  // namespace
@@ -64,7 +64,7 @@ std::string to_csv(const Report& r) {
   CsvWriter csv({"name", "module", "category", "hlo_category", "count", "measured_s", "predicted_s", "t_math_s",
                  "t_hbm_s", "t_ici_s", "bound", "ratio", "flop_util", "bw_util", "lost_s", "flops", "hbm_bytes",
                  "xla_flops", "xla_bytes", "match", "reason", "target_predicted_s", "shapes", "host_bytes", "t_host_s",
-                 "expected_s", "expected_ratio", "lost_expected_s", "cost_class", "target_expected_s"});
+                 "expected_s", "expected_ratio", "lost_expected_s", "cost_class", "target_expected_s", "scope", "scope_source"});
   for (const OpReport& op : r.ops) csv.add_row(report_row(op));
   return csv.str();
 }

@@ -18,6 +18,7 @@ constexpr const char* kPredictedKeys[] = {"predicted_s", "t_math_s",  "t_hbm_s",
 Json op_json(const OpReport& op) {
   Json j = Json::object({{"name", op.name},
                          {"module", op.module},
+                         {"scope", op.scope}, {"scope_source", op.scope_source},
                          {"category", op.category},
                          {"hlo_category", op.hlo_category},
                          {"shapes", op.shapes},

@@ -29,9 +29,9 @@ TEST_CASE("csv writer: a report row quotes text with commas and keeps unknown fi
   CHECK(first_line(csv) ==
         "name,module,category,hlo_category,count,measured_s,predicted_s,t_math_s,t_hbm_s,t_ici_s,bound,ratio,"
         "flop_util,bw_util,lost_s,flops,hbm_bytes,xla_flops,xla_bytes,match,reason,target_predicted_s,shapes,"
-        "host_bytes,t_host_s,expected_s,expected_ratio,lost_expected_s,cost_class,target_expected_s");
+        "host_bytes,t_host_s,expected_s,expected_ratio,lost_expected_s,cost_class,target_expected_s,scope,scope_source");
   CHECK(csv.substr(csv.find('\n') + 1) ==
-        "fusion.1,jit_f,,,2,0.001,,,,,,,,,,,,,,unmatched,\"no cost model for aten::foo [[1, 2]]\",,,,,,,,,\n");
+        "fusion.1,jit_f,,,2,0.001,,,,,,,,,,,,,,unmatched,\"no cost model for aten::foo [[1, 2]]\",,,,,,,,,,,\n");
 }
 
 TEST_CASE("csv writer: hlo and stats tables use the JSON key names") {

@@ -207,9 +207,9 @@ TEST_CASE("expected: CSV adds its columns at the end; the columns before keep th
   CHECK(header ==
         "name,module,category,hlo_category,count,measured_s,predicted_s,t_math_s,t_hbm_s,t_ici_s,bound,ratio,"
         "flop_util,bw_util,lost_s,flops,hbm_bytes,xla_flops,xla_bytes,match,reason,target_predicted_s,shapes,"
-        "host_bytes,t_host_s,expected_s,expected_ratio,lost_expected_s,cost_class,target_expected_s");
+        "host_bytes,t_host_s,expected_s,expected_ratio,lost_expected_s,cost_class,target_expected_s,scope,scope_source");
   // fusion.1: expected 0.045, 0.05 / 0.045 = 1.11111111, lost 0.005 (to nine digits).
-  CHECK_THAT(csv, Catch::Contains(",0.045,1.11111111,0.005,matmul,0.0225\n"));
+  CHECK_THAT(csv, Catch::Contains(",0.045,1.11111111,0.005,matmul,0.0225,,\n"));
   // The unpredicted op: empty cells.
   CHECK_THAT(csv, Catch::Contains("custom-call.4"));
   CHECK_THAT(csv, Catch::EndsWith(",,,,,\n"));

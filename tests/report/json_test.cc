@@ -104,7 +104,9 @@ TEST_CASE("json schema: every key of every command is documented in docs/json.md
         std::string("plan --model llama-3-8b --chip tpu-v5e --chips 8 --batch-tokens 65536 --top 1 --format json"),
         std::string("plan --model llama-3-70b --chip tpu-v5e --chips 1 --batch-tokens 8192 --format json"),
         std::string("stats ") + trace + " --format json",
-        std::string("report ") + trace + " --target-chip b200 --format json"}) {
+        std::string("report ") + trace + " --target-chip b200 --format json",
+        std::string("report '") + roofline::testing::test_data("trace/torch_xla_scopes.json").string() +
+            "' --chip tpu-v5e --by scope --format json"}) {
     INFO(args);
     auto r = run_cli(args);
     REQUIRE(r.exit_code == 0);

@@ -32,6 +32,8 @@ std::string_view match_source_name(MatchSource m);
 struct OpReport {
   std::string name;
   std::string module;
+  std::string scope;         // "block/mlp": name scopes around the op (roofline/match/scope.hpp); may be empty
+  std::string scope_source;  // where `scope` came from: "framework op", "hlo metadata", or empty
   std::string category;   // compute / collective / data movement / ... (report categories)
   std::string hlo_category;  // finer category when known (e.g. "loop fusion", "matmul")
   std::string shapes;        // eager kernels: the launching op's Input Dims
