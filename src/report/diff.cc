@@ -40,7 +40,7 @@ std::string rounded(double v) {
 
 // What an op is, whatever XLA or the framework numbered it.
 struct Identity {
-  std::string kind, module, category, shapes, cost;
+  std::string kind, module, scope, category, shapes, cost;
   auto operator<=>(const Identity&) const = default;
 };
 
@@ -48,7 +48,7 @@ Identity identity_of(const OpReport& op) {
   const double n = op.count > 0 ? static_cast<double>(op.count) : 1.0;
   std::string cost;
   if (op.predicted) cost = rounded(op.prediction.flops / n) + " FLOP, " + rounded(op.prediction.hbm_bytes / n) + " B";
-  return {kernel_family(op.name), kernel_family(op.module), op.category, op.shapes, cost};
+  return {kernel_family(op.name), kernel_family(op.module), op.scope, op.category, op.shapes, cost};
 }
 
 // The number of steps a report marks: those of its first device that has
@@ -140,6 +140,7 @@ ReportDiff diff(const Report& before, const Report& after) {
       OpDiff& row = ops[id];
       row.kind = id.kind;
       row.module = id.module;
+      row.scope = id.scope;
       row.category = id.category;
       row.shapes = id.shapes;
       std::string& example = is_after ? row.example_after : row.example_before;
@@ -157,13 +158,13 @@ ReportDiff diff(const Report& before, const Report& after) {
   take(after, true);
   // An op that vanished and one that appeared, alone of their kind in
   // their module and category, are one op resized.
-  std::map<std::tuple<std::string, std::string, std::string>, std::vector<OpDiff*>> gone, came;
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::vector<OpDiff*>> gone, came;
   for (auto& [id, row] : ops) {
     row.change = row.before.ops == 0 ? DiffChange::kAppeared
                  : row.after.ops == 0 ? DiffChange::kVanished
                                       : DiffChange::kChanged;
     if (row.change == DiffChange::kChanged) continue;
-    (row.change == DiffChange::kVanished ? gone : came)[{row.kind, row.module, row.category}].push_back(&row);
+    (row.change == DiffChange::kVanished ? gone : came)[{row.kind, row.module, row.scope, row.category}].push_back(&row);
   }
   std::set<const OpDiff*> merged;  // vanished rows now part of a resized one
   for (auto& [key, rows] : gone) {

@@ -59,7 +59,7 @@ std::vector<std::vector<std::string>> headline_rows(const ReportDiff& d) {
 
 std::vector<std::string> op_cells(const OpDiff& op) {
   return {name_of(op),
-          op.module,
+          op.scope.empty() ? op.module : op.module + " " + op.scope,
           op.category,
           op.change == DiffChange::kResized ? op.shapes_before + " -> " + op.shapes : op.shapes,
           std::string(diff_change_name(op.change)),
@@ -70,7 +70,7 @@ std::vector<std::string> op_cells(const OpDiff& op) {
           op.after.expected_s > 0 ? seconds(op.after.expected_s) : "-",
           std::to_string(op.before.count) + " -> " + std::to_string(op.after.count)};
 }
-const std::vector<std::string> kOpHeader = {"op", "module", "category", "shapes", "change", "before", "after",
+const std::vector<std::string> kOpHeader = {"op", "module and scope", "category", "shapes", "change", "before", "after",
                                             "delta", "delta %", "expected after", "count"};
 
 std::vector<std::string> group_cells(const GroupDiff& g) {
@@ -157,7 +157,7 @@ std::string json(const ReportDiff& d, const GateResult* gate) {
                            {"notes", d.notes}});
   Json ops = Json::array();
   for (const OpDiff& op : d.ops)
-    ops.push_back(Json::object({{"kind", op.kind}, {"module", op.module}, {"category", op.category},
+    ops.push_back(Json::object({{"kind", op.kind}, {"module", op.module}, {"scope", op.scope}, {"category", op.category},
                                 {"shapes", op.shapes}, {"shapes_before", op.shapes_before},
                                 {"change", diff_change_name(op.change)},
                                 {"name_before", op.example_before}, {"name_after", op.example_after},
@@ -182,11 +182,11 @@ std::string num(double v) {
 }
 
 std::string csv(const ReportDiff& d) {
-  CsvWriter w({"kind", "module", "category", "shapes", "shapes_before", "change", "name_before", "name_after", "count_before",
+  CsvWriter w({"kind", "module", "scope", "category", "shapes", "shapes_before", "change", "name_before", "name_after", "count_before",
                "count_after", "measured_before_s", "measured_after_s", "delta_measured_s", "expected_before_s",
                "expected_after_s", "per_step"});
   for (const OpDiff& op : d.ops)
-    w.add_row({op.kind, op.module, op.category, op.shapes, op.shapes_before, std::string(diff_change_name(op.change)),
+    w.add_row({op.kind, op.module, op.scope, op.category, op.shapes, op.shapes_before, std::string(diff_change_name(op.change)),
                op.example_before, op.example_after, std::to_string(op.before.count), std::to_string(op.after.count),
                num(op.before.measured_s), num(op.after.measured_s), num(op.delta_measured_s()),
                num(op.before.expected_s), num(op.after.expected_s), d.per_step ? "true" : "false"});

@@ -150,7 +150,7 @@ TEST_CASE("diff: every format; names from traces escaped") {
   CHECK(j["ops"][0]["change"] == "changed");
   CHECK(j["ops"][0]["delta_measured_s"].get<double>() == Approx(1e-3));
   const std::string csv = roofline::render_diff(d, roofline::ReportFormat::kCsv);
-  CHECK(csv.rfind("kind,module,category,shapes,shapes_before,change,", 0) == 0);
+  CHECK(csv.rfind("kind,module,scope,category,shapes,shapes_before,change,", 0) == 0);
   CHECK(roofline::render_diff(d, roofline::ReportFormat::kMarkdown).find("| step time |") != std::string::npos);
 }
 

@@ -6,8 +6,9 @@
 // instructions at each compilation (`fusion.253` becomes `fusion.251`), so
 // a diff by name pairs the wrong ops. An op's identity is its kind (the
 // name's family: `fusion`, `at::native::reduce_kernel`, see
-// kernel_family()), its module's family, its category, its shapes and its
-// cost per occurrence (our FLOPs and bytes). Ops of one identity are one
+// kernel_family()), its module's family, its source scope (OpReport::scope),
+// its category, its shapes and its cost per occurrence (our FLOPs and
+// bytes). Ops of one identity are one
 // row, totalled: two identical fusions are "2 ops of this kind".
 //
 //   const roofline::ReportDiff d = roofline::diff(before, after);
@@ -36,7 +37,7 @@ struct DiffSide {
 };
 
 // kChanged: the same op on both sides. kResized: the one op of its kind in
-// its module and category that vanished, paired with the one that appeared
+// its module, scope and category that vanished, paired with the one that appeared
 // (a shape or a cost changed: a matmul that grew). Otherwise an op appeared
 // or vanished.
 enum class DiffChange : unsigned char { kChanged, kResized, kAppeared, kVanished };
@@ -45,6 +46,7 @@ std::string_view diff_change_name(DiffChange c);  // "changed", "resized", "appe
 struct OpDiff {
   std::string kind;      // the name's family ("fusion", "volta_sgemm_128x64_nt")
   std::string module;    // the module's family
+  std::string scope;     // OpReport::scope: the source scope ("block/mlp"), may be empty
   std::string category;
   std::string shapes;    // as OpReport::shapes; may be empty
   std::string shapes_before;  // kResized: the before side's (shapes holds the after side's)
