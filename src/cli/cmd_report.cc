@@ -9,6 +9,7 @@
 #include "roofline/hlo/reader.hpp"
 #include "roofline/match/match.hpp"
 #include "roofline/measure/measured.hpp"
+#include "roofline/report/perfetto.hpp"
 #include "roofline/report/render.hpp"
 #include "roofline/trace/read.hpp"
 #include "src/cli/command.hpp"
@@ -35,12 +36,32 @@ absl::StatusOr<std::vector<HloModule>> read_modules(const std::string& list) {
   return out;
 }
 
+// --format perfetto: the timeline needs the events, so the trace is read
+// whole (read_traces) instead of measured file by file.
+int run_perfetto(const Args& args, ReportOptions options, const TraceReadOptions& read_options,
+                 const CalibrationFile* calibration) {
+  absl::StatusOr<Trace> trace = [&, o = read_options]() mutable {
+    ProgressLine line(o);
+    return read_traces(args.positional(), o);
+  }();
+  if (!trace.ok()) return fail(trace.status());
+  if (calibration != nullptr) use_calibration_file(*trace, *calibration, options);
+  auto m = match(*trace, options);
+  if (!m.ok()) return fail(m.status());
+  const Timeline timeline = render_perfetto(*m);
+  if (timeline.ops_left_out > 0)
+    std::fprintf(stderr, "roofline: timeline: %zu op events written, %zu later ones left out (%zu per device at most)\n",
+                 timeline.ops_written, timeline.ops_left_out, TimelineOptions{}.max_ops_per_device);
+  return write_output(args, timeline.json);
+}
+
 int run(const Args& args) {
   if (args.positional().empty())
     return fail_usage("report: expected a trace (a file, a profile directory or a glob pattern; several are read as one job)");
-  auto fmt_name = args.format({"text", "md", "json", "csv", "html"});
+  auto fmt_name = args.format({"text", "md", "json", "csv", "html", "perfetto"});
   if (!fmt_name.ok()) return fail(fmt_name.status());
-  const ReportFormat format = *parse_report_format(*fmt_name);
+  const bool perfetto = *fmt_name == "perfetto";
+  const ReportFormat format = perfetto ? ReportFormat::kText : *parse_report_format(*fmt_name);
   auto top = args.get_int("top", 15, kIntRange);
   if (!top.ok()) return fail(top.status());
   if (*top < 1) return fail_usage("--top: expected a positive integer");
@@ -79,6 +100,7 @@ int run(const Args& args) {
   }
   auto read_options = trace_read_options(args);
   if (!read_options.ok()) return fail(read_options.status());
+  if (perfetto) return run_perfetto(args, options, *read_options, args.has("calibration") ? &calibration : nullptr);
   // Each file measured and its events dropped as it is read: a pod's
   // report holds its ops, not its events (roofline/measure/measured.hpp).
   absl::StatusOr<MeasuredRead> read = [&, o = *read_options]() mutable {
@@ -98,7 +120,7 @@ int run(const Args& args) {
 ROOFLINE_CLI_COMMAND({
     .name = "report",
     .usage = "roofline report TRACE... [--jobs N] [--hlo FILE[,FILE]] [--chip NAME|PATH] [--target-chip NAME|PATH] [--calibration FILE] "
-             "[--device N] [--top N] [--format text|md|json|csv|html] [-o FILE]",
+             "[--device N] [--top N] [--format text|md|json|csv|html|perfetto] [-o FILE]",
     .summary = "Expected vs observed: every op of a measured trace against its roofline, with MFU.",
     .options = with_read_limits({{"hlo", "FILE[,FILE]", "HLO text or HloProto modules to cost the trace's ops from"},
                 {"chip", "NAME|PATH", "predict on this chip (default: detected from the trace)"},
@@ -106,7 +128,7 @@ ROOFLINE_CLI_COMMAND({
                 {"calibration", "FILE", "expected times from this calibration file (roofline calibrate)"},
                 {"device", "N", "only device N (default: all devices, times summed)"},
                 {"top", "N", "rows in the ranked lists of text and md output (default 15)"},
-                {"format", "text|md|json|csv|html", "output format (default text)"},
+                {"format", "text|md|json|csv|html|perfetto", "output format (default text); perfetto: a Chrome trace-event timeline"},
                 {"output", "FILE", "write to FILE instead of stdout", "o"}}),
     .run = run,
 });
