@@ -11,6 +11,8 @@
 #include "roofline/measure/measured.hpp"
 #include "roofline/report/perfetto.hpp"
 #include "roofline/report/render.hpp"
+#include "roofline/report/steps.hpp"
+#include "roofline/measure/steps.hpp"
 #include "roofline/trace/read.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/read_limits.hpp"
@@ -53,6 +55,24 @@ int run_perfetto(const Args& args, ReportOptions options, const TraceReadOptions
     std::fprintf(stderr, "roofline: timeline: %zu op events written, %zu later ones left out (%zu per device at most)\n",
                  timeline.ops_written, timeline.ops_left_out, TimelineOptions{}.max_ops_per_device);
   return write_output(args, timeline.json);
+}
+
+// --by step: per-step time, gaps and variance (the trace read whole: steps
+// need its device and host events) beside the report's roofline per step.
+int run_by_step(const Args& args, ReportOptions options, const TraceReadOptions& read_options,
+                const CalibrationFile* calibration, const std::string& format, int top) {
+  if (format != "text" && format != "json") return fail_usage("--by step: formats text and json");
+  absl::StatusOr<Trace> trace = [&, o = read_options]() mutable {
+    ProgressLine line(o);
+    return read_traces(args.positional(), o);
+  }();
+  if (!trace.ok()) return fail(trace.status());
+  if (calibration != nullptr) use_calibration_file(*trace, *calibration, options);
+  auto report = make_report(*trace, options, kCliWords);
+  if (!report.ok()) return fail(report.status());
+  const StepBreakdown steps = compute_step_breakdown(*trace, StepBreakdownOptions{.device_id = options.device_id});
+  if (format == "json") return write_output(args, report_steps_json(*report, steps).dump() + "\n");
+  return write_output(args, render_report_steps_text(*report, steps, static_cast<std::size_t>(top)));
 }
 
 int run(const Args& args) {
@@ -100,7 +120,13 @@ int run(const Args& args) {
   }
   auto read_options = trace_read_options(args);
   if (!read_options.ok()) return fail(read_options.status());
+  if (perfetto && args.has("by")) return fail_usage("--by step: formats text and json");
   if (perfetto) return run_perfetto(args, options, *read_options, args.has("calibration") ? &calibration : nullptr);
+  if (auto by = args.get("by")) {
+    if (*by != "step") return fail_usage("--by: expected step");
+    return run_by_step(args, options, *read_options, args.has("calibration") ? &calibration : nullptr, *fmt_name,
+                       static_cast<int>(*top));
+  }
   // Each file measured and its events dropped as it is read: a pod's
   // report holds its ops, not its events (roofline/measure/measured.hpp).
   absl::StatusOr<MeasuredRead> read = [&, o = *read_options]() mutable {
@@ -120,7 +146,7 @@ int run(const Args& args) {
 ROOFLINE_CLI_COMMAND({
     .name = "report",
     .usage = "roofline report TRACE... [--jobs N] [--hlo FILE[,FILE]] [--chip NAME|PATH] [--target-chip NAME|PATH] [--calibration FILE] "
-             "[--device N] [--top N] [--format text|md|json|csv|html|perfetto] [-o FILE]",
+             "[--device N] [--top N] [--format text|md|json|csv|html|perfetto] [--by step] [-o FILE]",
     .summary = "Expected vs observed: every op of a measured trace against its roofline, with MFU.",
     .options = with_read_limits({{"hlo", "FILE[,FILE]", "HLO text or HloProto modules to cost the trace's ops from"},
                 {"chip", "NAME|PATH", "predict on this chip (default: detected from the trace)"},
@@ -129,6 +155,7 @@ ROOFLINE_CLI_COMMAND({
                 {"device", "N", "only device N (default: all devices, times summed)"},
                 {"top", "N", "rows in the ranked lists of text and md output (default 15)"},
                 {"format", "text|md|json|csv|html|perfetto", "output format (default text); perfetto: a Chrome trace-event timeline"},
+                {"by", "step", "per step: time, busy, duty cycle, largest gap with its host activity, roofline, MFU, variance (text, json)"},
                 {"output", "FILE", "write to FILE instead of stdout", "o"}}),
     .run = run,
 });

@@ -1,6 +1,7 @@
 // roofline stats --by step: the per-step breakdown as text and JSON
 // (roofline/report/steps.hpp).
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "roofline/detail/cat.hpp"
@@ -62,23 +63,27 @@ std::string render_steps_text(const StepBreakdown& b, std::size_t rows) {
   return out;
 }
 
-Json steps_json(const StepBreakdown& b) {
+Json steps_json(const StepBreakdown& b, const std::function<void(std::size_t, std::size_t, Json&)>& extra) {
   Json devices = Json::array();
-  for (const DeviceSteps& d : b.devices) {
+  for (std::size_t di = 0; di < b.devices.size(); ++di) {
+    const DeviceSteps& d = b.devices[di];
     Json steps = Json::array();
-    for (const StepTime& s : d.steps) {
+    for (std::size_t si = 0; si < d.steps.size(); ++si) {
+      const StepTime& s = d.steps[si];
       Json gaps = Json::array();
       for (const IdleGap& g : s.gaps) {
         Json host = Json::array();
         for (const HostActivity& h : g.host) host.push_back(Json::object({{"name", h.name}, {"overlap_s", h.overlap_s}}));
         gaps.push_back(Json::object({{"start_s", g.start_s}, {"duration_s", g.duration_s}, {"host", std::move(host)}}));
       }
-      steps.push_back(Json::object({{"name", s.name},
-                                    {"start_s", s.start_s},
-                                    {"duration_s", s.duration_s},
-                                    {"busy_s", s.busy_s},
-                                    {"duty_cycle", s.duty_cycle},
-                                    {"gaps", std::move(gaps)}}));
+      Json row = Json::object({{"name", s.name},
+                               {"start_s", s.start_s},
+                               {"duration_s", s.duration_s},
+                               {"busy_s", s.busy_s},
+                               {"duty_cycle", s.duty_cycle},
+                               {"gaps", std::move(gaps)}});
+      if (extra) extra(di, si, row);
+      steps.push_back(std::move(row));
     }
     const StepVariance& v = d.variance;
     devices.push_back(Json::object({{"device", d.id},

@@ -124,3 +124,28 @@ TEST_CASE("steps: a real Kineto profile's ProfilerStep#N", "[steps][real]") {
   // step's largest gap (ProfilerStep#5: 47.1 ms of a 69.1 ms gap).
   CHECK(d.steps[0].gaps[0].host[0].name.find("DataLoader") != std::string::npos);
 }
+
+TEST_CASE("steps: report --by step joins the report's roofline per step", "[steps]") {
+  const std::string trace = roofline::testing::test_data("trace/jax_steps.xplane.pb").string();
+  auto r = roofline::testing::run_cli("report '" + trace + "' --chip h100-sxm --by step --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["chip"] == "h100-sxm");
+  REQUIRE(j["devices"].size() == 1);
+  const auto& steps = j["devices"][0]["steps"];
+  REQUIRE(steps.size() == 4);
+  // Each step ran the one jit_step program: the same roofline in each,
+  // and no step is faster than its roofline.
+  for (const auto& s : steps) {
+    REQUIRE(s.contains("predicted_s"));
+    CHECK(s["predicted_s"].get<double>() > 0);
+    CHECK(s["predicted_s"] == steps[0]["predicted_s"]);
+    CHECK(s["predicted_s"].get<double>() <= s["busy_s"].get<double>());
+  }
+  auto text = roofline::testing::run_cli("report '" + trace + "' --chip h100-sxm --by step");
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("train 3"));
+  CHECK_THAT(text.out, Catch::Contains("roofline"));
+  CHECK(roofline::testing::run_cli("report '" + trace + "' --chip h100-sxm --by step --format csv").exit_code != 0);
+  CHECK(roofline::testing::run_cli("report '" + trace + "' --chip h100-sxm --by step --format perfetto").exit_code != 0);
+}
