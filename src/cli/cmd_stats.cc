@@ -12,6 +12,7 @@
 #include "roofline/measure/stats_partial.hpp"
 #include "roofline/report/csv.hpp"
 #include "roofline/report/json.hpp"
+#include "roofline/report/steps.hpp"
 #include "roofline/report/stats_text.hpp"
 #include "roofline/trace/read.hpp"
 #include "src/cli/command.hpp"
@@ -44,6 +45,24 @@ int write_partial(const Args& args, const StatsPartial& p) {
   return write_output(args, stats_partial_json(p));
 }
 
+// --by step: the trace read whole (the steps need its device and host
+// events), then one row per step (roofline/measure/steps.hpp).
+int print_steps(const Args& args, const TraceReadOptions& read, const OpStatsOptions& options, const std::string& fmt,
+                long long top) {
+  if (fmt == "csv") return fail_usage("--by step: formats text and json");
+  if (args.has("partial")) return fail_usage("--by step: no --partial");
+  auto trace = read_traces(args.positional(), read);
+  if (!trace.ok()) return fail(trace.status());
+  const StepBreakdown b = compute_step_breakdown(*trace, StepBreakdownOptions{.device_id = options.device_id});
+  if (fmt == "json") {
+    std::printf("%s\n", steps_json(b).dump().c_str());
+    return 0;
+  }
+  const std::string text = render_steps_text(b, top < 0 ? StepBreakdownOptions{}.max_steps : static_cast<std::size_t>(top));
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
 int run_stats(const Args& args) {
   auto fmt = args.format({"text", "json", "csv"});
   if (!fmt.ok()) return fail(fmt.status());
@@ -67,6 +86,10 @@ int run_stats(const Args& args) {
   read_options->host_timelines_up_to_bytes = static_cast<std::uint64_t>(*host_bytes);
   // Several files go through their partials: one file's trace held per job.
   ProgressLine line(*read_options);
+  if (auto by = args.get("by")) {
+    if (*by != "step") return fail_usage("--by: expected step");
+    return print_steps(args, *read_options, options, *fmt, *top);
+  }
   if (args.has("partial")) {
     auto p = stats_partial_of_traces(args.positional(), *read_options, options);
     if (!p.ok()) return fail(p.status());
@@ -126,7 +149,7 @@ int run_merge(const Args& args) {
 ROOFLINE_CLI_COMMAND({
     .name = "stats",
     .usage = "roofline stats TRACE... [--jobs N] [--device N] [--top N] [--format text|json|csv] [--partial [-o FILE]] "
-             "[--host-timelines-up-to BYTES]",
+             "[--host-timelines-up-to BYTES] [--by step]",
     .summary = "Op statistics of a measured trace (.xplane.pb, trace JSON, PyTorch trace, or a profile directory; several, or glob patterns, as the hosts of one job).",
     .options = with_read_limits({{"device", "N", "only devices with this id (TPU:N, GPU N)"},
                                  {"top", "N", "ops listed (default 20 in text, all in json/csv)"},
@@ -137,7 +160,8 @@ ROOFLINE_CLI_COMMAND({
                                   detail::cat("read an XSpace's host timelines (host activity in idle gaps) only "
                                               "while its host planes hold at most BYTES, if it has device planes "
                                               "(default ",
-                                              kStatsHostTimelinesUpToBytes, ")")}}),
+                                              kStatsHostTimelinesUpToBytes, ")")},
+                                 {"by", "step", "per step: time, busy, duty cycle, largest gaps with the host activity in them, variance (text, json)"}}),
     .run = run_stats,
 });
 

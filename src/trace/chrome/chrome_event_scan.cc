@@ -29,6 +29,7 @@ Scalar EventFields::*arg_field(std::string_view k) {
       if (is(k, "hlo_op")) return &EventFields::hlo_op;
       if (is(k, "source")) return &EventFields::source;
       return nullptr;
+    case 8: return is(k, "step_num") ? &EventFields::step_num : nullptr;
     case 9:
       if (is(k, "long_name")) return &EventFields::long_name;
       if (is(k, "step_name")) return &EventFields::step_name;

@@ -32,6 +32,7 @@ struct EventFields {
   Scalar a_name, a_labels, long_name, hlo_category, hlo_module, hlo_op, program_id, flops,
       model_flops, bytes_accessed, shape_with_layout, tf_op, source, correlation, external_id,
       in_msg, out_msg, group_size, collective, dtype, pg_name, input_dims, input_types, concrete_inputs, step_name,
+      step_num,  // a host TraceMe that marks a step (jax StepTraceAnnotation, PyTorch/XLA StepTrace)
       copy_bytes,  // a gpu_memcpy / gpu_memset's "bytes"
       device_ordinal;  // an XLA:CPU thunk's virtual device
 };

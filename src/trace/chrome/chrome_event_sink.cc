@@ -114,6 +114,16 @@ void ChromeStager::complete(const EventFields& f, const TimedEvent& t, std::uint
   if ((t.category == "user_annotation" || t.category == "cpu_op") && f.name.starts_with("ProfilerStep#"))
     builder_.trace().host_steps.push_back(
         {.name = std::string(f.name), .start_ps = t.start_ps, .duration_ps = t.duration_ps});
+  // jax's StepTraceAnnotation("train", step_num=3) and PyTorch/XLA's
+  // xp.StepTrace("train_step", step_num=3) are host TraceMes with a
+  // step_num arg (the trace-viewer export drops their "_r" root mark):
+  // steps named "train 3". Only on processes not known as devices.
+  if (f.step_num.present() && !is_device_op_cat(t.category)) {
+    auto proc = staging_.processes.find(staging_.lines[line].key.pid);
+    if (proc == staging_.processes.end() || !classify_plane(proc->second.name).is_device)
+      builder_.trace().host_steps.push_back({.name = cat(f.name, " ", decoder_.str_arg(f.step_num, "step_num")),
+                                             .start_ps = t.start_ps, .duration_ps = t.duration_ps});
+  }
   if (f.device_ordinal.present())
     if (auto v = decoder_.count_arg(f.device_ordinal, "device_ordinal"); v && *v <= 1 << 20)
       l.ordinals.emplace_back(static_cast<std::uint32_t>(l.events.size()), static_cast<std::int32_t>(*v));

@@ -140,6 +140,7 @@ void XPlaneAssembler::index_metadata(const XPlaneView& p) {
       case StatKind::kHloOp:
       case StatKind::kHloModule:
       case StatKind::kStepName:
+      case StatKind::kStepNum:
       case StatKind::kProgramId:
       case StatKind::kCorrelationId:
       case StatKind::kDeviceOffsetPs:

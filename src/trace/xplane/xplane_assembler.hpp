@@ -179,6 +179,7 @@ class XPlaneAssembler {
 
   void compute_time_base();
   void warn_undefined_metadata(std::int64_t metadata_id);
+  void add_host_step(const XStatView& num, std::uint32_t op, std::int64_t start_ps, std::int64_t duration_ps);
   // What add_event does for an event of the usual shape but keep it: its
   // op interned (so the ops a read interns do not depend on the windows),
   // a warning (once) for an id the plane's metadata lacks.

@@ -45,6 +45,7 @@ enum class StatKind : std::uint8_t {
   kCorrelationId,
   kHloProto,
   kStepName,
+  kStepNum,           // a host TraceMe that marks a step (jax StepTraceAnnotation, PyTorch/XLA StepTrace)
   kDeviceOffsetPs,    // TPU op events: start on the device's own clock
   kDeviceDurationPs,  // TPU op events: duration on the device's own clock
   kDeviceOrdinal,     // XLA:CPU thunks: the virtual device that ran them
@@ -72,6 +73,7 @@ struct XPlaneAssembler::EventStats {
   const XStatView* op = nullptr;      // hlo_op
   const XStatView* module = nullptr;  // hlo_module
   std::string_view step_name;
+  const XStatView* step_num = nullptr;  // host TraceMes that mark a step
   std::optional<std::uint64_t> program_id;
   std::uint64_t correlation = 0;
   const XStatView* device_offset = nullptr;    // device_offset_ps
@@ -144,6 +146,7 @@ struct XPlaneAssembler::PlaneState {
           if (is_string(s)) es.module = &s;
           break;
         case StatKind::kStepName: es.step_name = text_of(&s); break;
+        case StatKind::kStepNum: es.step_num = &s; break;
         case StatKind::kProgramId:
           if (s.type == XStatType::kUint64) es.program_id = s.u;
           else if (s.type == XStatType::kInt64) es.program_id = static_cast<std::uint64_t>(s.i);

@@ -68,12 +68,27 @@ absl::Status XPlaneAssembler::add_event(std::int64_t metadata_id, std::int64_t o
                                    .op = op,
                                    .line = st.line,
                                    .correlation_id = es.correlation});
+  if (es.step_num != nullptr && st.kind.is_host) add_host_step(*es.step_num, op, start_ps, duration_ps);
   // TPU ops timed by the device clock come a few out of place (0.7% of a pod
   // host's): put back in place as they come, where the finishing pass would
   // sort the device's whole array for them. Not on hosts: cpu_ordinals names
   // their events by place.
   if (!st.kind.is_host) settle_last_event(st.entity.events);
   return absl::OkStatus();
+}
+
+// jax's StepTraceAnnotation("train", step_num=3) and PyTorch/XLA's
+// xp.StepTrace("train_step", step_num=3): a host TraceMe with a step_num
+// stat marks a step, named "train 3".
+void XPlaneAssembler::add_host_step(const XStatView& num, std::uint32_t op, std::int64_t start_ps,
+                                    std::int64_t duration_ps) {
+  std::string n;
+  if (num.type == XStatType::kInt64) n = cat(num.i);
+  else if (num.type == XStatType::kUint64) n = cat(num.u);
+  else if (num.type == XStatType::kRef || num.type == XStatType::kStr) n = std::string(cur_->text_of(&num));
+  else return;
+  builder_.trace().host_steps.push_back(
+      {.name = cat(builder_.trace().ops[op].name, " ", n), .start_ps = start_ps, .duration_ps = duration_ps});
 }
 
 void XPlaneAssembler::intern_dropped(std::int64_t metadata_id) {

@@ -41,6 +41,7 @@ StatKind stat_kind_of(std::string_view n) {
       {"correlation_id", StatKind::kCorrelationId},
       {"Hlo Proto", StatKind::kHloProto},
       {"step_name", StatKind::kStepName},
+      {"step_num", StatKind::kStepNum},
       {"device_offset_ps", StatKind::kDeviceOffsetPs},
       {"device_duration_ps", StatKind::kDeviceDurationPs},
       {"device_ordinal", StatKind::kDeviceOrdinal},
