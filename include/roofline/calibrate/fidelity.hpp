@@ -29,7 +29,7 @@
 #include "roofline/calibrate/fit.hpp"
 #include "roofline/calibrate/io.hpp"
 #include "roofline/chip.hpp"
-#include "roofline/report/report.hpp"
+#include "roofline/match/report.hpp"
 
 namespace roofline {
 

@@ -14,7 +14,7 @@
 
 #include "roofline/calibration.hpp"
 #include "roofline/predict.hpp"
-#include "roofline/report/report.hpp"
+#include "roofline/match/report.hpp"
 
 namespace roofline {
 

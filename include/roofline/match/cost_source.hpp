@@ -17,7 +17,7 @@
 
 #include "roofline/hlo/module.hpp"
 #include "roofline/match/op_model.hpp"
-#include "roofline/report/report.hpp"
+#include "roofline/match/report.hpp"
 #include "roofline/trace/trace.hpp"
 
 namespace roofline {

@@ -38,7 +38,7 @@
 #include "roofline/match/identify.hpp"
 #include "roofline/measure/measured.hpp"
 #include "roofline/predict.hpp"
-#include "roofline/report/report.hpp"
+#include "roofline/match/report.hpp"
 #include "roofline/trace/trace.hpp"
 
 namespace roofline {

@@ -12,7 +12,7 @@
 
 #include "roofline/hlo/module.hpp"
 #include "roofline/match/group.hpp"
-#include "roofline/report/report.hpp"
+#include "roofline/match/report.hpp"
 #include "roofline/trace/trace.hpp"
 
 namespace roofline {

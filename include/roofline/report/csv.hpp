@@ -12,7 +12,7 @@
 #include "roofline/chip.hpp"
 #include "roofline/hlo/predict.hpp"
 #include "roofline/measure/op_stats.hpp"
-#include "roofline/report/report.hpp"
+#include "roofline/match/report.hpp"
 
 namespace roofline {
 

@@ -22,7 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "roofline/report/render.hpp"
-#include "roofline/report/report.hpp"
+#include "roofline/match/report.hpp"
 
 namespace roofline {
 

@@ -21,7 +21,7 @@
 #include "roofline/measure/op_stats.hpp"
 #include "roofline/predict.hpp"
 #include "roofline/expected/expected.hpp"
-#include "roofline/report/report.hpp"
+#include "roofline/match/report.hpp"
 #include "roofline/sharding/sharded_matmul.hpp"
 #include "roofline/trace/trace.hpp"
 

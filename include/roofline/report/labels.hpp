@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "roofline/report/report.hpp"
+#include "roofline/match/report.hpp"
 
 namespace roofline {
 

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "roofline/report/report.hpp"
+#include "roofline/match/report.hpp"
 
 namespace roofline {
 

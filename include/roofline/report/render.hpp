@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "roofline/report/report.hpp"
+#include "roofline/match/report.hpp"
 
 namespace roofline {
 

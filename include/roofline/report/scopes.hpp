@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "roofline/report/render.hpp"
-#include "roofline/report/report.hpp"
+#include "roofline/match/report.hpp"
 
 namespace roofline {
 

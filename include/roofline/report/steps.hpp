@@ -8,7 +8,7 @@
 
 #include "roofline/format/json.hpp"
 #include "roofline/measure/steps.hpp"
-#include "roofline/report/report.hpp"
+#include "roofline/match/report.hpp"
 
 namespace roofline {
 

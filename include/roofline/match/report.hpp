@@ -1,6 +1,7 @@
 // Expected vs observed: one measured profile joined with the roofline of
-// every op in it. Produced by the match stage (`make_report()`,
-// roofline/match/match.hpp), rendered by roofline/report/render.hpp and
+// every op in it. The match stage's output (`make_report()`,
+// roofline/match/match.hpp), so it lives in match/; rendered by
+// roofline/report/render.hpp and
 // written by roofline/report/json.hpp, csv.hpp. All times are totals over
 // the op's occurrences on the selected device(s), in seconds.
 #pragma once
