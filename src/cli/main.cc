@@ -84,11 +84,18 @@ int main_impl(int argc, char** argv) {
 // `> /dev/full`) has failed, whatever it computed: say so and exit non-zero.
 int main(int argc, char** argv) {
   const int rc = roofline::cli::main_impl(argc, argv);
+  // An output larger than stdout's buffer fails while the command prints,
+  // and the final flush then has nothing left to write: keep the errno of
+  // that failed write, when it is one a write gives, to name the reason.
+  const int earlier = errno;
   errno = 0;
   const bool flushed = std::fflush(stdout) == 0;
   if (!flushed || std::ferror(stdout)) {
+    const bool write_errno = earlier == ENOSPC || earlier == EPIPE || earlier == EIO || earlier == EFBIG ||
+                             earlier == EDQUOT || earlier == EBADF;
+    const int reason = errno != 0 ? errno : write_errno ? earlier : 0;
     std::fprintf(stderr, "roofline: writing to standard output failed: %s\n",
-                 errno != 0 ? std::strerror(errno) : "write error");
+                 reason != 0 ? std::strerror(reason) : "write error");
     return rc != 0 ? rc : 1;
   }
   return rc;
