@@ -1,5 +1,7 @@
 // roofline chips / roofline chip NAME|PATH
+#include <cstdarg>
 #include <cstdio>
+#include <string>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_join.h"
@@ -13,6 +15,24 @@
 namespace roofline::cli {
 namespace {
 
+// printf into a string: a command's output is built whole, then written
+// once by write_output (stdout or -o FILE).
+[[gnu::format(printf, 2, 3)]] void appendf(std::string& out, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  va_list again;
+  va_copy(again, args);
+  const int n = std::vsnprintf(nullptr, 0, format, args);
+  va_end(args);
+  if (n > 0) {
+    const std::size_t at = out.size();
+    out.resize(at + static_cast<std::size_t>(n) + 1);
+    std::vsnprintf(out.data() + at, static_cast<std::size_t>(n) + 1, format, again);
+    out.resize(at + static_cast<std::size_t>(n));
+  }
+  va_end(again);
+}
+
 std::string peak_or_dash(const Chip& c, PeakClass p) {
   return c.has(p) ? format_si(c.peak_flops_per_s[static_cast<int>(p)], "FLOP/s") : "-";
 }
@@ -23,9 +43,8 @@ int run_chips(const Args& args) {
   if (*fmt == "json") {
     nlohmann::json out = nlohmann::json::array();
     for (const Chip& c : embedded_chips()) out.push_back(nlohmann::json::parse(chip_to_json(c)));
-    std::printf("%s\n",
-                json_format_controls_escaped(out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)).c_str());
-    return 0;
+    return write_output(
+        args, json_format_controls_escaped(out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)) + "\n");
   }
   using A = TextTable::Align;
   TextTable t({{"chip"}, {"name"}, {"bf16", A::kRight}, {"fp8", A::kRight}, {"int8", A::kRight},
@@ -43,8 +62,7 @@ int run_chips(const Args& args) {
                peak_or_dash(c, PeakClass::kFp8), peak_or_dash(c, PeakClass::kInt8),
                format_bytes(c.hbm_bytes), format_si(c.hbm_bytes_per_s, "B/s"), ridge, ic});
   }
-  std::printf("%s", t.render().c_str());
-  return 0;
+  return write_output(args, t.render());
 }
 
 int run_chip(const Args& args) {
@@ -56,54 +74,56 @@ int run_chip(const Args& args) {
   if (!c.ok()) return fail(c.status());
   if (*fmt == "json") {
     // A spec file is input: its strings' bidirectional controls escaped too.
-    std::printf("%s\n", json_format_controls_escaped(chip_to_json(*c)).c_str());
-    return 0;
+    return write_output(args, json_format_controls_escaped(chip_to_json(*c)) + "\n");
   }
+  std::string out;
   // Names and sources come from the spec file (a PATH is input): escaped.
-  std::printf("%s (%s, %s)\n", for_terminal(c->name).c_str(), for_terminal(c->display_name).c_str(),
+  appendf(out, "%s (%s, %s)\n", for_terminal(c->name).c_str(), for_terminal(c->display_name).c_str(),
               for_terminal(c->vendor).c_str());
   for (int i = 0; i < kPeakClassCount; ++i)
     if (c->peak_flops_per_s[i] > 0) {
       auto pc = static_cast<PeakClass>(i);
-      std::printf("  peak %-5s %14s   ridge %6.0f FLOP/B\n",
+      appendf(out, "  peak %-5s %14s   ridge %6.0f FLOP/B\n",
                   std::string(peak_class_name(pc)).c_str(),
                   format_si(c->peak_flops_per_s[i], "FLOP/s").c_str(),
                   c->peak_flops_per_s[i] / c->hbm_bytes_per_s);
     }
-  std::printf("  HBM        %14s at %s\n", format_bytes(c->hbm_bytes).c_str(),
+  appendf(out, "  HBM        %14s at %s\n", format_bytes(c->hbm_bytes).c_str(),
               format_si(c->hbm_bytes_per_s, "B/s").c_str());
   for (const OnChipMemory& m : c->on_chip)
-    std::printf("  %-10s %14s\n", for_terminal(m.name).c_str(), format_bytes(m.bytes).c_str());
+    appendf(out, "  %-10s %14s\n", for_terminal(m.name).c_str(), format_bytes(m.bytes).c_str());
   const Interconnect& ic = c->ici;
-  std::printf("  interconnect %s, max %s, %d links x %s one-way, %s per hop\n",
+  appendf(out, "  interconnect %s, max %s, %d links x %s one-way, %s per hop\n",
               std::string(topology_name(ic.topology)).c_str(),
               absl::StrJoin(ic.max_shape, "x").c_str(), ic.links_per_chip,
               format_si(ic.link_bytes_per_s, "B/s").c_str(),
               format_seconds(ic.hop_latency_s).c_str());
-  std::printf("  DCN %s, PCIe %s, %d chips per host, %d cores per chip\n",
+  appendf(out, "  DCN %s, PCIe %s, %d chips per host, %d cores per chip\n",
               format_si(c->dcn_bytes_per_s, "B/s").c_str(),
               format_si(c->pcie_bytes_per_s, "B/s").c_str(), c->chips_per_host,
               c->cores_per_chip);
-  std::printf("  sources:\n");
+  appendf(out, "  sources:\n");
   for (const SpecSource& s : c->sources)
-    std::printf("    - %s (read %s): %s\n", for_terminal(s.reference).c_str(), for_terminal(s.read_on).c_str(),
+    appendf(out, "    - %s (read %s): %s\n", for_terminal(s.reference).c_str(), for_terminal(s.read_on).c_str(),
                 for_terminal(absl::StrJoin(s.fields, ", ")).c_str());
-  return 0;
+  return write_output(args, out);
 }
 
 ROOFLINE_CLI_COMMAND({
     .name = "chips",
-    .usage = "roofline chips [--format text|json]",
+    .usage = "roofline chips [--format text|json] [-o FILE]",
     .summary = "List the chips compiled into roofline with their headline figures.",
-    .options = {{"format", "text|json", "output format (default text)"}},
+    .options = {{"format", "text|json", "output format (default text)"},
+                {"output", "FILE", "write to FILE instead of stdout", "o"}},
     .run = run_chips,
 });
 
 ROOFLINE_CLI_COMMAND({
     .name = "chip",
-    .usage = "roofline chip NAME|PATH [--format text|json]",
+    .usage = "roofline chip NAME|PATH [--format text|json] [-o FILE]",
     .summary = "Show one chip spec: an embedded chip by name, or validate a JSON spec file.",
-    .options = {{"format", "text|json", "output format (default text)"}},
+    .options = {{"format", "text|json", "output format (default text)"},
+                {"output", "FILE", "write to FILE instead of stdout", "o"}},
     .run = run_chip,
 });
 

@@ -76,29 +76,28 @@ int run(const Args& args) {
   auto cal = calibration_arg(args, *chip);
   if (!cal.ok()) return fail(cal.status());
   const HloRenderOptions render{.top = static_cast<std::size_t>(*top), .mesh = *mesh ? &**mesh : nullptr};
-  if (*fmt == "json") std::printf("%s\n", hlo_json(*module, mp, *chip, *cal, render).dump().c_str());
-  else if (*fmt == "csv") {
-    const std::string csv = hlo_csv(mp, *chip, *cal, render);
-    std::fwrite(csv.data(), 1, csv.size(), stdout);
-  } else std::fputs(hlo_text(*module, mp, *chip, *cal, render).c_str(), stdout);
-  return 0;
+  if (*fmt == "json") return write_output(args, hlo_json(*module, mp, *chip, *cal, render).dump() + "\n");
+  if (*fmt == "csv") return write_output(args, hlo_csv(mp, *chip, *cal, render));
+  return write_output(args, hlo_text(*module, mp, *chip, *cal, render));
 }
 
 ROOFLINE_CLI_COMMAND({
     .name = "hlo",
     .usage = "roofline hlo FILE --chip NAME|PATH [--mesh X=2,Y=4 [--slice 2x4]] "
-             "[--collective-rewrites auto|accelerator|none] [--calibration FILE] [--format text|json|csv] [--top N]",
+             "[--collective-rewrites auto|accelerator|none] [--calibration FILE] [--format text|json|csv] [--top N] [-o FILE]",
     .summary = "Roofline of every instruction of an HLO module (text or HloProto), sorted by predicted time.",
     .options = {{"chip", "NAME|PATH", "embedded chip name or a chip spec JSON file"},
                 kCalibrationOption,
                 {"format", "text|json|csv", "output format (default text)"},
                 {"top", "N", "only the N slowest instructions (default: all)"},
+                {"output", "FILE", "write to FILE instead of stdout", "o"},
                 {"mesh", "X=2,Y=4", "the module's devices as a mesh laid on the chip's torus (partition ids "
                                     "row-major); each replica group is timed over the axes it spans"},
                 {"slice", "2x4", "the physical slice shape to lay the mesh on (default: the chip's choice)"},
                 {"collective-rewrites", "auto|accelerator|none",
                  "all-reduce + dynamic-slice as reduce-scatter and XLA's all-reduce combining: auto (default) "
-                 "applies them to a module not yet scheduled (pre-optimisation), none never"}},
+                 "applies them to a module not yet scheduled (pre-optimisation), none never"},
+                {"output", "FILE", "write to FILE instead of stdout", "o"}},
     .run = run,
 });
 

@@ -172,27 +172,25 @@ std::variant<PlanArgs, int> parse_args(const Args& args) {
   return a;
 }
 
-int evaluate(const PlanArgs& a) {
+int evaluate(const Args& args, const PlanArgs& a) {
   auto ev = evaluate_layout(a.request, *a.mesh, a.layout, a.remat, a.microbatches);
   if (!ev.ok()) return fail(ev.status());
-  if (a.format == "json") std::printf("%s\n", evaluation_json(a.request, *ev).dump().c_str());
-  else if (a.format == "csv") std::fputs(evaluation_csv(*ev).c_str(), stdout);
-  else std::fputs(evaluation_text(a.request, *ev).c_str(), stdout);
-  return 0;
+  if (a.format == "json") return write_output(args, evaluation_json(a.request, *ev).dump() + "\n");
+  if (a.format == "csv") return write_output(args, evaluation_csv(*ev));
+  return write_output(args, evaluation_text(a.request, *ev));
 }
 
 int run(const Args& args) {
   std::variant<PlanArgs, int> parsed = parse_args(args);
   if (const int* rc = std::get_if<int>(&parsed)) return *rc;
   const PlanArgs& a = std::get<PlanArgs>(parsed);
-  if (a.mesh) return evaluate(a);
+  if (a.mesh) return evaluate(args, a);
   auto plan = plan_training(a.request);
   if (!plan.ok()) return fail(plan.status());
   const std::size_t top = static_cast<std::size_t>(std::max<long long>(a.top, 0));
-  if (a.format == "json") std::printf("%s\n", plan_json(a.request, *plan, top).dump().c_str());
-  else if (a.format == "csv") std::fputs(plan_csv(*plan, top).c_str(), stdout);
-  else std::fputs(plan_text(a.request, *plan, {.top = top}).c_str(), stdout);
-  return 0;
+  if (a.format == "json") return write_output(args, plan_json(a.request, *plan, top).dump() + "\n");
+  if (a.format == "csv") return write_output(args, plan_csv(*plan, top));
+  return write_output(args, plan_text(a.request, *plan, {.top = top}));
 }
 
 ROOFLINE_CLI_COMMAND({
@@ -201,7 +199,7 @@ ROOFLINE_CLI_COMMAND({
              "[--attention flash|flash-full-product|dot_product] [--slices N] [--remat P[,P...]] [--no-pp | --max-pp N] "
              "[--max-microbatches N] [--slice AxBxC] "
              "[--mesh AXES --layout ROLES [--microbatches N]] [--calibration FILE] [--top 20] "
-             "[--format text|json|csv]",
+             "[--format text|json|csv] [-o FILE]",
     .summary = "Rank meshes and parallelism strategies (DP, FSDP, TP, PP, DCN) for training a model, or "
                "evaluate one layout.",
     .options = {{"model", "NAME|PATH", "llama-3-8b, llama-3-70b, or a model config JSON file"},
@@ -224,7 +222,8 @@ ROOFLINE_CLI_COMMAND({
                 {"microbatches", "N", "with --layout: pipeline microbatches (default: one per stage)"},
                 kCalibrationOption,
                 {"top", "K", "ranked layouts to print (default 20)"},
-                {"format", "text|json|csv", "output format (default text)"}},
+                {"format", "text|json|csv", "output format (default text)"},
+                {"output", "FILE", "write to FILE instead of stdout", "o"}},
     .run = run,
 });
 

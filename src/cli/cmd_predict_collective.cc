@@ -58,15 +58,14 @@ int run(const Args& args) {
                               .axes = *axes,
                               .array_bytes = *bytes,
                               .shift = static_cast<int>(*hops)};
-  if (*fmt == "json") std::printf("%s\n", collective_json(query, t, *chip, *cal).dump().c_str());
-  else std::fputs(collective_text(query, t, *chip, *cal).c_str(), stdout);
-  return 0;
+  if (*fmt == "json") return write_output(args, collective_json(query, t, *chip, *cal).dump() + "\n");
+  return write_output(args, collective_text(query, t, *chip, *cal));
 }
 
 ROOFLINE_CLI_COMMAND({
     .name = "predict collective",
     .usage = "roofline predict collective --op all-gather|reduce-scatter|all-reduce|all-to-all|permute "
-             "--chip NAME|PATH --mesh X=8,Y=4 --axes Y --bytes V [--hops K] [--calibration FILE] [--format text|json]",
+             "--chip NAME|PATH --mesh X=8,Y=4 --axes Y --bytes V [--hops K] [--calibration FILE] [--format text|json] [-o FILE]",
     .summary = "T_ici of a collective over mesh axes: rings with or without wraparound, latency floor, DCN, NVLink.",
     .options = {{"op", "KIND", "all-gather, reduce-scatter, all-reduce, all-to-all or permute"},
                 {"chip", "NAME|PATH", "embedded chip name or a chip spec JSON file"},
@@ -75,7 +74,8 @@ ROOFLINE_CLI_COMMAND({
                 {"bytes", "V", "size of the whole (gathered / unreduced) array over those axes, in bytes"},
                 {"hops", "K", "permute only: how many positions along the axis each shard moves (default 1)"},
                 kCalibrationOption,
-                {"format", "text|json", "output format (default text)"}},
+                {"format", "text|json", "output format (default text)"},
+                {"output", "FILE", "write to FILE instead of stdout", "o"}},
     .run = run,
 });
 

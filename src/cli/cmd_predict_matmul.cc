@@ -54,15 +54,14 @@ int run(const Args& args) {
   const Prediction p = predict(mm, *chip);
   auto cal = calibration_arg(args, *chip);
   if (!cal.ok()) return fail(cal.status());
-  if (*fmt == "json") std::printf("%s\n", matmul_json(p, *chip, *cal).dump().c_str());
-  else std::fputs(matmul_text(mm, p, *chip, *cal).c_str(), stdout);
-  return 0;
+  if (*fmt == "json") return write_output(args, matmul_json(p, *chip, *cal).dump() + "\n");
+  return write_output(args, matmul_text(mm, p, *chip, *cal));
 }
 
 ROOFLINE_CLI_COMMAND({
     .name = "predict matmul",
     .usage = "roofline predict matmul --chip NAME|PATH --m M --k K --n N [--batch B] "
-             "[--dtype bf16] [--calibration FILE] [--format text|json]",
+             "[--dtype bf16] [--calibration FILE] [--format text|json] [-o FILE]",
     .summary = "Roofline of [B,M,K] @ [B,K,N] on one chip: T_math, T_hbm, bound, intensity, and the calibrated "
                "expected time beside the bound.",
     .options = {{"chip", "NAME|PATH", "embedded chip name or a chip spec JSON file"},
@@ -74,7 +73,8 @@ ROOFLINE_CLI_COMMAND({
                 {"rhs-dtype", "DTYPE", "element type of the right operand (default: --dtype)"},
                 {"out-dtype", "DTYPE", "element type of the result (default: --dtype)"},
                 kCalibrationOption,
-                {"format", "text|json", "output format (default text)"}},
+                {"format", "text|json", "output format (default text)"},
+                {"output", "FILE", "write to FILE instead of stdout", "o"}},
     .run = run,
 });
 

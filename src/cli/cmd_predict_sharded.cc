@@ -48,22 +48,22 @@ int run(const Args& args) {
   auto cal = calibration_arg(args, *chip);
   if (!cal.ok()) return fail(cal.status());
   const ShardedMatmulQuery query{.expression = text, .mesh_spec = *mesh_spec, .mesh = &*mesh, .dtype = *dtype};
-  if (*fmt == "json") std::printf("%s\n", sharded_matmul_json(query, *r, *chip, *cal).dump().c_str());
-  else std::fputs(sharded_matmul_text(query, *r, *chip, *cal).c_str(), stdout);
-  return 0;
+  if (*fmt == "json") return write_output(args, sharded_matmul_json(query, *r, *chip, *cal).dump() + "\n");
+  return write_output(args, sharded_matmul_text(query, *r, *chip, *cal));
 }
 
 ROOFLINE_CLI_COMMAND({
     .name = "predict",
     .usage = "roofline predict 'x[B_X, D] @ w[D, F_Y]' --chip NAME|PATH --mesh X=8,Y=4 "
-             "--dims B=...,D=...,F=... [--dtype bf16] [--calibration FILE] [--format text|json]",
+             "--dims B=...,D=...,F=... [--dtype bf16] [--calibration FILE] [--format text|json] [-o FILE]",
     .summary = "A sharded matmul in the scaling book's notation: its case, collectives, and T_math / T_ici per strategy.",
     .options = {{"chip", "NAME|PATH", "embedded chip name or a chip spec JSON file"},
                 {"mesh", "X=8,Y=4", "mesh axes and sizes; append :dcn to axes that cross slices / nodes"},
                 {"dims", "B=..,D=..", "size of every dim the expression names"},
                 {"dtype", "DTYPE", "element type of both operands and the result (default bf16)"},
                 kCalibrationOption,
-                {"format", "text|json", "output format (default text)"}},
+                {"format", "text|json", "output format (default text)"},
+                {"output", "FILE", "write to FILE instead of stdout", "o"}},
     .run = run,
 });
 

@@ -23,20 +23,12 @@ namespace {
 
 using detail::cat;
 
-int print_stats(const Trace& trace, const TraceStats& s, const std::string& fmt, long long top) {
+// The statistics in `fmt`, to -o FILE or stdout, as every command writes.
+int print_stats(const Args& args, const Trace& trace, const TraceStats& s, const std::string& fmt, long long top) {
   const std::size_t limit = top < 0 ? s.ops.size() : static_cast<std::size_t>(top);
-  if (fmt == "json") {
-    std::printf("%s\n", to_json(trace, s, limit).dump().c_str());
-    return 0;
-  }
-  if (fmt == "csv") {
-    const std::string csv = to_csv(s, limit);
-    std::fwrite(csv.data(), 1, csv.size(), stdout);
-    return 0;
-  }
-  const std::string text = render_stats_text(trace, s, limit);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  return 0;
+  if (fmt == "json") return write_output(args, to_json(trace, s, limit).dump() + "\n");
+  if (fmt == "csv") return write_output(args, to_csv(s, limit));
+  return write_output(args, render_stats_text(trace, s, limit));
 }
 
 // The partial file to -o FILE, else stdout.
@@ -54,13 +46,9 @@ int print_steps(const Args& args, const TraceReadOptions& read, const OpStatsOpt
   auto trace = read_traces(args.positional(), read);
   if (!trace.ok()) return fail(trace.status());
   const StepBreakdown b = compute_step_breakdown(*trace, StepBreakdownOptions{.device_id = options.device_id});
-  if (fmt == "json") {
-    std::printf("%s\n", steps_json(b).dump().c_str());
-    return 0;
-  }
+  if (fmt == "json") return write_output(args, steps_json(b).dump() + "\n");
   const std::string text = render_steps_text(b, top < 0 ? StepBreakdownOptions{}.max_steps : static_cast<std::size_t>(top));
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  return 0;
+  return write_output(args, text);
 }
 
 int run_stats(const Args& args) {
@@ -97,13 +85,12 @@ int run_stats(const Args& args) {
       return fail(absl::NotFoundError(cat(p->source, ": no device ", *options.device_id, " with op events")));
     return write_partial(args, *p);
   }
-  if (args.has("output")) return fail_usage("stats: -o FILE writes a partial: add --partial");
   auto r = read_trace_stats(args.positional(), *read_options, options);
   if (!r.ok()) return fail(r.status());
   if (options.device_id && r->stats.devices.empty())
     return fail(absl::NotFoundError(cat(args.positional().size() == 1 ? args.positional()[0] : r->trace.source,
                                         ": no device ", *options.device_id, " with op events")));
-  return print_stats(r->trace, r->stats, *fmt, *top);
+  return print_stats(args, r->trace, r->stats, *fmt, *top);
 }
 
 // A refused merge, located: the partial file that brought the refusal
@@ -141,21 +128,20 @@ int run_merge(const Args& args) {
   if (!merged.ok()) return fail(merge_error(args.positional(), parts, merged.status()));
   parts.clear();
   if (args.has("partial")) return write_partial(args, *merged);
-  if (args.has("output")) return fail_usage("merge: -o FILE writes a partial: add --partial");
   const TraceStats s = finish_stats(*merged);
-  return print_stats(trace_outline(*merged), s, *fmt, *top);
+  return print_stats(args, trace_outline(*merged), s, *fmt, *top);
 }
 
 ROOFLINE_CLI_COMMAND({
     .name = "stats",
-    .usage = "roofline stats TRACE... [--jobs N] [--device N] [--top N] [--format text|json|csv] [--partial [-o FILE]] "
+    .usage = "roofline stats TRACE... [--jobs N] [--device N] [--top N] [--format text|json|csv] [--partial] [-o FILE] "
              "[--host-timelines-up-to BYTES] [--by step]",
     .summary = "Op statistics of a measured trace (.xplane.pb, trace JSON, PyTorch trace, or a profile directory; several, or glob patterns, as the hosts of one job).",
     .options = with_read_limits({{"device", "N", "only devices with this id (TPU:N, GPU N)"},
                                  {"top", "N", "ops listed (default 20 in text, all in json/csv)"},
                                  {"format", "text|json|csv", "output format (default text)"},
                                  {"partial", "", "write partial statistics that roofline merge combines (docs/partials.md)"},
-                                 {"output", "FILE", "with --partial: write it to FILE instead of stdout", "o"},
+                                 {"output", "FILE", "write to FILE instead of stdout (with --partial: the partial)", "o"},
                                  {"host-timelines-up-to", "BYTES",
                                   detail::cat("read an XSpace's host timelines (host activity in idle gaps) only "
                                               "while its host planes hold at most BYTES, if it has device planes "
@@ -167,12 +153,12 @@ ROOFLINE_CLI_COMMAND({
 
 ROOFLINE_CLI_COMMAND({
     .name = "merge",
-    .usage = "roofline merge PART... [--top N] [--format text|json|csv] [--partial [-o FILE]]",
+    .usage = "roofline merge PART... [--top N] [--format text|json|csv] [--partial] [-o FILE]",
     .summary = "Statistics of the inputs of partials (roofline stats --partial), exactly as roofline stats prints them read together; in input order.",
     .options = {{"top", "N", "ops listed (default 20 in text, all in json/csv)"},
                 {"format", "text|json|csv", "output format (default text)"},
                 {"partial", "", "write the merged partial instead (docs/partials.md)"},
-                {"output", "FILE", "with --partial: write it to FILE instead of stdout", "o"}},
+                {"output", "FILE", "write to FILE instead of stdout (with --partial: the partial)", "o"}},
     .run = run_merge,
 });
 
