@@ -19,6 +19,13 @@
 #include "src/match/peaks.hpp"
 
 namespace roofline {
+
+std::string Report::peak_label() const {
+  std::string label = peak_dtype + " peak " + format_si(peak_flops_per_s, "FLOP/s");
+  if (!dominant_dtype.empty() && dominant_dtype != peak_dtype) label += " (the unit " + dominant_dtype + " ops run on)";
+  return label;
+}
+
 namespace {
 
 using detail::cat;
@@ -177,14 +184,16 @@ void add_mfu(const Match& m, const std::vector<OpReport>& ops, Report& r) {
   for (const auto& [t, f] : flops_by_dtype)
     if (f > most) most = f, dominant = t;
   r.dominant_dtype = std::string(peak_class_name(peak_class(dominant)));
-  r.peak_flops_per_s = detail::peak_flops_per_s(chip, dominant);
+  const PeakChoice peak = select_peak(chip, peak_class(dominant));
+  r.peak_dtype = std::string(peak_class_name(peak.used));
+  r.peak_flops_per_s = peak.flops_per_s;
   ReportSummary& s = r.summary;
   const double denom = s.wall_s * r.peak_flops_per_s;
   s.mfu = utilisation_or_nan(denom > 0 ? s.model_flops / denom : 0, "MFU", r.notes);
   s.hfu = utilisation_or_nan(denom > 0 ? s.hardware_flops / denom : 0, "HFU", r.notes);
   s.mfu_convention = cat("model FLOPs from our cost model (rematerialised ops excluded; HFU includes them) "
-                         "over wall span x ", m.devices.size(), " device(s) x dense ", r.dominant_dtype,
-                         " peak ", format_si(r.peak_flops_per_s, "FLOP/s"), " of ", chip.name);
+                         "over wall span x ", m.devices.size(), " device(s) x dense ", r.peak_label(), " of ",
+                         chip.name);
 }
 
 // One step of a device: its measured busy time and the ops that started

@@ -106,7 +106,7 @@ std::string roofline_svg(const Report& r) {
   s += "<circle class=\"ridge\" cx=\"" + num(x.at(ridge)) + "\" cy=\"" + num(y.at(peak)) +
        "\" r=\"4\"><title>ridge point: " + num(ridge, 4) + " FLOP/B</title></circle>\n";
   s += "<text class=\"label\" x=\"" + num(x.at(ridge) + 6) + "\" y=\"" + num(y.at(peak) - 6) +
-       "\">" + esc(r.dominant_dtype) + " peak " + esc(format_si(peak, "FLOP/s")) + ", ridge " +
+       "\">" + esc(r.peak_dtype.empty() ? r.dominant_dtype : r.peak_dtype) + " peak " + esc(format_si(peak, "FLOP/s")) + ", ridge " +
        num(ridge, 3) + " FLOP/B</text>\n";
   s += "<text class=\"label\" x=\"" + num(x.at(x0) + 6) + "\" y=\"" + num(y.at(x0 * bw) - 8) +
        "\">HBM " + esc(format_si(bw, "B/s")) + "</text>\n";

@@ -104,7 +104,7 @@ std::vector<std::string> headline_lines(const Report& r) {
   const ReportSummary& s = r.summary;
   std::vector<std::string> l;
   l.push_back("chip: " + r.chip + (r.chip_source.empty() ? "" : " (" + r.chip_source + ")") +
-              ", " + r.dominant_dtype + " peak " + format_si(r.peak_flops_per_s, "FLOP/s") +
+              ", " + r.peak_label() +
               ", HBM " + format_si(r.hbm_bytes_per_s, "B/s"));
   std::string devs = std::to_string(r.devices.size()) + " device(s):";
   for (std::size_t i = 0; i < r.devices.size() && i < 4; ++i)

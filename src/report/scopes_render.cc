@@ -66,7 +66,7 @@ const std::vector<std::string> kHeader = {"scope", "ops", "measured", "share", "
 std::string headline(const Report& r, const ScopeTree& t) {
   return cat("By scope: ", r.trace_path, " on ", r.chip, ", scopes to depth ", t.depth, " (--depth N folds deeper ones)\n",
              "MFU: the scope's FLOPs over the report's wall span ", format_seconds(r.summary.wall_s), " x ",
-             r.dominant_dtype, " peak ", format_si(r.peak_flops_per_s, "FLOP/s"), "\n");
+             r.peak_label(), "\n");
 }
 
 std::string text(const Report& r, const ScopeTree& t) {

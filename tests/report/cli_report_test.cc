@@ -86,3 +86,17 @@ TEST_CASE("cli report: the CLI names its flags where the library names its optio
     said = said || n.get<std::string>().ends_with("(device-seconds); use --device N for one");
   CHECK(said);
 }
+
+TEST_CASE("cli report: the peak is named by the unit that has it") {
+  // The v6e profile's ops are f32; XLA runs them on the bf16 MXU, so its
+  // 918 TFLOP/s peak is the bf16 one (it was printed as "fp32 peak").
+  const std::string trace = roofline::testing::require_real("xprof/tpu_v6e_x4_inference_2.xplane.pb").string();
+  const auto r = run_cli("report '" + trace + "' --device 0");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("bf16 peak 918 TFLOP/s (the unit fp32 ops run on)"));
+  CHECK_THAT(r.out, !Catch::Contains("fp32 peak"));
+  const auto v100 = run_cli("report '" + roofline::testing::test_data("trace/kineto_small.json").string() +
+                            "' --chip v100-sxm2");
+  REQUIRE(v100.exit_code == 0);
+  CHECK_THAT(v100.out, !Catch::Contains("the unit"));  // a chip with the dtype's own unit says nothing more
+}

@@ -210,6 +210,13 @@ struct Report {
   std::string calibration;
   std::string target_calibration;
   std::string dominant_dtype; // dtype whose peak MFU uses
+  // The chip's unit that peak belongs to, named by its dtype: "bf16" for
+  // fp32 ops on a TPU, which run on the bf16 MXU (select_peak); equal to
+  // dominant_dtype where the chip has that dtype's own unit.
+  std::string peak_dtype;
+  // "bf16 peak 918 TFLOP/s (the unit fp32 ops run on)": the peak named by
+  // its dtype, for renderers.
+  std::string peak_label() const;
   double peak_flops_per_s = 0;
   double hbm_bytes_per_s = 0;
   std::vector<DeviceSummary> devices;
