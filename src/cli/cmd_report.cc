@@ -86,6 +86,8 @@ int run(const Args& args) {
   auto top = args.get_int("top", 15, kIntRange);
   if (!top.ok()) return fail(top.status());
   if (*top < 1) return fail_usage("--top: expected a positive integer");
+  const std::optional<ReportRank> rank = parse_report_rank(args.get("rank").value_or("lost"));
+  if (!rank) return fail_usage("--rank: expected lost, roofline, ratio or time");
 
   // --by scope [--depth N]: the report's ops totalled per name scope
   // (roofline/report/scopes.hpp).
@@ -149,14 +151,14 @@ int run(const Args& args) {
   auto report = make_report(read->trace, std::move(read->measured), options, kCliWords);
   if (!report.ok()) return fail(report.status());
   const std::string text = by_scope ? render_scopes(*report, format, static_cast<int>(*depth))
-                                    : render_report(*report, format, RenderOptions{.top = static_cast<int>(*top)});
+                                    : render_report(*report, format, RenderOptions{.top = static_cast<int>(*top), .rank = *rank});
   return write_output(args, text);
 }
 
 ROOFLINE_CLI_COMMAND({
     .name = "report",
     .usage = "roofline report TRACE... [--jobs N] [--hlo FILE[,FILE]] [--chip NAME|PATH] [--target-chip NAME|PATH] [--calibration FILE] "
-             "[--device N] [--top N] [--by op|scope|step] [--depth N] [--format text|md|json|csv|html|perfetto] [-o FILE]",
+             "[--device N] [--top N] [--rank lost|roofline|ratio|time] [--by op|scope|step] [--depth N] [--format text|md|json|csv|html|perfetto] [-o FILE]",
     .summary = "Expected vs observed: every op of a measured trace against its roofline, with MFU.",
     .options = with_read_limits({{"hlo", "FILE[,FILE]", "HLO text or HloProto modules to cost the trace's ops from"},
                 {"chip", "NAME|PATH", "predict on this chip (default: detected from the trace)"},
@@ -164,6 +166,7 @@ ROOFLINE_CLI_COMMAND({
                 {"calibration", "FILE", "expected times from this calibration file (roofline calibrate)"},
                 {"device", "N", "only device N (default: all devices, times summed)"},
                 {"top", "N", "rows in the ranked lists of text and md output (default 15)"},
+                {"rank", "lost|roofline|ratio|time", "text and md: rank the ops by time lost against the expected (default), against the roofline, by measured / roofline, or by measured time"},
                 {"by", "op|scope|step", "op (default): the report; scope: totals per name scope, as a tree; step: per step, time, busy, duty cycle, largest gaps with host activity, roofline, MFU, variance (text, json)"},
                 {"depth", "N", "--by scope: fold scopes deeper than N into their ancestor (default 3)"},
                 {"format", "text|md|json|csv|html|perfetto", "output format (default text); perfetto: a Chrome trace-event timeline"},

@@ -211,9 +211,68 @@ std::vector<Section> across_devices_sections(const AcrossDevices& a, std::size_t
   return out;
 }
 
+// The one ranked table (RenderOptions::rank); the others are a --rank away.
+Section ranked_section(const Report& r, const RenderOptions& o) {
+  const bool target = !r.target_chip.empty();
+  const std::size_t top = static_cast<std::size_t>(std::max(1, o.top));
+  const std::string others = "; --rank lost|roofline|ratio|time ranks by another figure";
+  switch (o.rank) {
+    case ReportRank::kRoofline:
+      return {"Most time lost against the roofline",
+              "lost = measured - roofline lower bound, summed over occurrences" + others,
+              op_table(ops_by_time_lost(r, top), target, LostAgainst::kRoofline)};
+    case ReportRank::kRatio:
+      return {"Furthest below their roofline",
+              "x roofline = measured / roofline, x expected = measured / expected; ops under 0.1% of the time "
+              "are left out" + others,
+              op_table(ops_furthest_below_roofline(r, top), target, LostAgainst::kRoofline)};
+    case ReportRank::kTime: {
+      std::vector<const OpReport*> by_time;
+      for (const OpReport& op : r.ops) by_time.push_back(&op);
+      if (by_time.size() > top) by_time.resize(top);
+      return {"Top ops by measured time", std::string(kCostSourceLegend) + others,
+              op_table(by_time, target, LostAgainst::kRoofline)};
+    }
+    case ReportRank::kLost: break;
+  }
+  return {"Worth fixing: most time lost against the expected",
+          "lost vs exp = measured - calibrated expected, summed over occurrences: time a kernel as good as "
+          "the calibration's would save" + others,
+          op_table(ops_by_time_lost_expected(r, top), target, LostAgainst::kExpected)};
+}
+
+// The answer, in three lines: where the time went, measured against
+// expected, and what is most worth fixing.
+std::vector<std::string> answer_lines(const Report& r) {
+  const ReportSummary& s = r.summary;
+  std::vector<std::string> l;
+  std::vector<std::pair<double, std::string>> shares;
+  for (const CategoryTime& c : s.by_category) shares.push_back({c.measured_s, c.category});
+  if (s.idle_s > 0) shares.push_back({s.idle_s, "idle"});
+  std::sort(shares.begin(), shares.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string went = "Where the time went: ";
+  for (std::size_t i = 0; i < shares.size() && i < 3; ++i)
+    went += (i ? ", " : "") + format_percent(s.wall_s > 0 ? shares[i].first / s.wall_s : 0) + " " + shares[i].second;
+  l.push_back(went + " of the " + format_seconds(s.wall_s) + " wall span.");
+  if (s.expected_s > 0)
+    l.push_back("Measured vs expected: the predicted ops took " + format_seconds(s.matched_measured_s) + ", " +
+                ratio_text(s.matched_measured_s / s.expected_s) + " the " + format_seconds(s.expected_s) +
+                " a good kernel of each kind is expected to take (roofline " + format_seconds(s.predicted_s) +
+                "); MFU " + format_percent(s.mfu) + ".");
+  else
+    l.push_back("Measured vs expected: no op has an expected time (" +
+                nothing_predicted_headline(r).value_or("none was predicted") + ").");
+  const std::vector<const OpReport*> fix = ops_by_time_lost_expected(r, 3);
+  std::string worth = "Most worth fixing: ";
+  for (std::size_t i = 0; i < fix.size(); ++i)
+    worth += (i ? ", " : "") + short_op_name(fix[i]->name, 48) + " (" + format_seconds(fix[i]->lost_expected_s) +
+             " over its expected)";
+  l.push_back(fix.empty() ? "Most worth fixing: no predicted op took longer than expected." : worth + ".");
+  return l;
+}
+
 std::vector<Section> sections(const Report& r, const RenderOptions& o) {
   std::vector<Section> out;
-  const bool target = !r.target_chip.empty();
   const std::size_t top = static_cast<std::size_t>(std::max(1, o.top));
 
   Table cat;
@@ -255,23 +314,6 @@ std::vector<Section> sections(const Report& r, const RenderOptions& o) {
     out.insert(out.end(), across.begin(), across.end());
   }
 
-  out.push_back({"Worth fixing: most time lost against the expected",
-                 "lost vs exp = measured - calibrated expected, summed over occurrences: time a kernel as good as "
-                 "the calibration's would save",
-                 op_table(ops_by_time_lost_expected(r, top), target, LostAgainst::kExpected)});
-  out.push_back({"Most time lost against the roofline",
-                 "lost = measured - roofline lower bound, summed over occurrences",
-                 op_table(ops_by_time_lost(r, top), target, LostAgainst::kRoofline)});
-  out.push_back({"Furthest below their roofline",
-                 "x roofline = measured / roofline, x expected = measured / expected; ops under 0.1% of the time "
-                 "are left out",
-                 op_table(ops_furthest_below_roofline(r, top), target, LostAgainst::kRoofline)});
-
-  std::vector<const OpReport*> by_time;
-  for (const OpReport& op : r.ops) by_time.push_back(&op);
-  if (by_time.size() > top) by_time.resize(top);
-  out.push_back({"Top ops by measured time", std::string(kCostSourceLegend), op_table(by_time, target, LostAgainst::kRoofline)});
-
   Table un;
   un.header = {"op", "module", "count", "measured", "why no prediction"};
   un.right = {false, false, true, true, false};
@@ -296,7 +338,11 @@ std::vector<Section> sections(const Report& r, const RenderOptions& o) {
 
 std::string render_text(const Report& r, RenderOptions o) {
   std::string out = "roofline report: " + for_terminal(r.trace_path) + "\n\n";
-  // Device names and trace warnings reach the headline and the notes.
+  // Op names, device names and trace warnings pass through for_terminal().
+  for (const std::string& l : answer_lines(r)) out += "  " + for_terminal(l) + "\n";
+  const Section ranked = ranked_section(r, o);
+  out += "\n" + ranked.title + " (" + ranked.intro + ")\n" + table_text(ranked.table);
+  out += "\nThe run\n";
   for (const std::string& l : headline_lines(r)) out += "  " + for_terminal(l) + "\n";
   for (const Section& s : sections(r, o)) {
     out += "\n" + s.title + (s.intro.empty() ? "" : " (" + s.intro + ")") + "\n";
@@ -311,6 +357,10 @@ std::string render_text(const Report& r, RenderOptions o) {
 
 std::string render_markdown(const Report& r, RenderOptions o) {
   std::string out = "# roofline report: `" + for_terminal(r.trace_path) + "`\n\n";
+  for (const std::string& l : answer_lines(r)) out += "- " + markdown_cell(for_terminal(l)) + "\n";
+  const Section ranked = ranked_section(r, o);
+  out += "\n## " + ranked.title + "\n\n" + ranked.intro + ".\n\n" + table_markdown(ranked.table);
+  out += "\n## The run\n\n";
   for (const std::string& l : headline_lines(r)) out += "- " + markdown_cell(for_terminal(l)) + "\n";
   for (const Section& s : sections(r, o)) {
     out += "\n## " + s.title + "\n\n";
@@ -322,6 +372,14 @@ std::string render_markdown(const Report& r, RenderOptions o) {
     for (const std::string& n : r.notes) out += "- " + markdown_cell(for_terminal(n)) + "\n";
   }
   return out;
+}
+
+std::optional<ReportRank> parse_report_rank(std::string_view name) {
+  if (name == "lost") return ReportRank::kLost;
+  if (name == "roofline") return ReportRank::kRoofline;
+  if (name == "ratio") return ReportRank::kRatio;
+  if (name == "time") return ReportRank::kTime;
+  return std::nullopt;
 }
 
 std::optional<ReportFormat> parse_report_format(std::string_view name) {

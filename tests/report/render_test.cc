@@ -108,13 +108,26 @@ TEST_CASE("render: CSV has a header and one row per op, quoted where needed") {
   CHECK_THAT(csv, Catch::Contains("\"add.2 <&\"\"quoted\"\">\""));
 }
 
-TEST_CASE("render: text puts the headline first and ranks the ops") {
+TEST_CASE("render: text answers first, then one ranked table, then the run") {
   const std::string text = roofline::render_text(sample());
-  const auto headline = text.find("MFU");
-  const auto lost = text.find("Most time lost");
-  REQUIRE(headline != std::string::npos);
-  REQUIRE(lost != std::string::npos);
-  CHECK(headline < lost);
+  const auto went = text.find("  Where the time went: ");
+  const auto versus = text.find("  Measured vs expected: ");
+  const auto worth = text.find("  Most worth fixing: ");
+  const auto ranked = text.find("Worth fixing: most time lost against the expected");
+  const auto run = text.find("\nThe run\n");
+  REQUIRE(went != std::string::npos);
+  REQUIRE(ranked != std::string::npos);
+  REQUIRE(run != std::string::npos);
+  CHECK(went < versus);
+  CHECK(versus < worth);
+  CHECK(worth < ranked);
+  CHECK(ranked < run);
+  CHECK(text.find("Most time lost against the roofline") == std::string::npos);  // one ranking
+  CHECK(text.find("Top ops by measured time") == std::string::npos);
+  // --rank picks another ranking in its place.
+  const std::string by_time = roofline::render_text(sample(), {.rank = roofline::ReportRank::kTime});
+  CHECK_THAT(by_time, Catch::Contains("Top ops by measured time"));
+  CHECK(by_time.find("Worth fixing: most time") == std::string::npos);
   CHECK_THAT(text, Catch::Contains("Ops without a prediction"));
   CHECK_THAT(text, Catch::Contains("has no cost model"));
   // fusion.1 lost 10 ms, add.2 20 ms: add.2 ranks first by time lost.
