@@ -162,7 +162,7 @@ EXAMPLES = [
     ("example-predict", ["predict", "matmul", "--chip", "tpu-v5e", "--m", "32768", "--k", "8192", "--n", "32768"],
      slice(None)),
     ("example-report", ["report", "examples/profiles/resnet50_v100_train_step.pt.trace.json.gz"],
-     slice(2, 9)),
+     slice(2, 5)),
 ]
 
 
