@@ -247,8 +247,8 @@ std::vector<std::string> answer_lines(const Report& r) {
   const ReportSummary& s = r.summary;
   std::vector<std::string> l;
   std::vector<std::pair<double, std::string>> shares;
+  // by_category lists idle time as a category of its own.
   for (const CategoryTime& c : s.by_category) shares.push_back({c.measured_s, c.category});
-  if (s.idle_s > 0) shares.push_back({s.idle_s, "idle"});
   std::sort(shares.begin(), shares.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   std::string went = "Where the time went: ";
   for (std::size_t i = 0; i < shares.size() && i < 3; ++i)

@@ -188,3 +188,14 @@ TEST_CASE("render: the HTML loads in headless Chromium without errors, one mark 
   CHECK(std::distance(std::sregex_iterator(out.begin(), out.end(), mark), std::sregex_iterator()) == 3);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("render: the answer names each share of the wall span once") {
+  const std::string text = roofline::render_text(sample());
+  const auto at = text.find("  Where the time went: ");
+  REQUIRE(at != std::string::npos);
+  const std::string line = text.substr(at, text.find('\n', at) - at);
+  // sample()'s categories, idle among them, each once.
+  std::size_t idle = 0;
+  for (std::size_t p = line.find("idle"); p != std::string::npos; p = line.find("idle", p + 1)) ++idle;
+  CHECK(idle == 1);
+}
