@@ -10,6 +10,9 @@ set(ROOFLINE_CORE_HEADERS
   include/roofline/chip.hpp
   include/roofline/predict.hpp
   include/roofline/calibration.hpp
+  include/roofline/expected/gemm.hpp
+  include/roofline/expected/memory.hpp
+  include/roofline/expected/size_curve.hpp
   include/roofline/ops/elementwise.hpp
   include/roofline/ops/generic.hpp
   include/roofline/ops/matmul.hpp

@@ -230,7 +230,7 @@ Section ranked_section(const Report& r, const RenderOptions& o) {
       std::vector<const OpReport*> by_time;
       for (const OpReport& op : r.ops) by_time.push_back(&op);
       if (by_time.size() > top) by_time.resize(top);
-      return {"Top ops by measured time", std::string(kCostSourceLegend) + others,
+      return {"Top ops by measured time", "measured = self time, summed over occurrences" + others,
               op_table(by_time, target, LostAgainst::kRoofline)};
     }
     case ReportRank::kLost: break;
@@ -342,6 +342,7 @@ std::string render_text(const Report& r, RenderOptions o) {
   for (const std::string& l : answer_lines(r)) out += "  " + for_terminal(l) + "\n";
   const Section ranked = ranked_section(r, o);
   out += "\n" + ranked.title + " (" + ranked.intro + ")\n" + table_text(ranked.table);
+  out += "\n  " + std::string(kCostSourceLegend) + "\n";
   out += "\nThe run\n";
   for (const std::string& l : headline_lines(r)) out += "  " + for_terminal(l) + "\n";
   for (const Section& s : sections(r, o)) {
@@ -360,6 +361,7 @@ std::string render_markdown(const Report& r, RenderOptions o) {
   for (const std::string& l : answer_lines(r)) out += "- " + markdown_cell(for_terminal(l)) + "\n";
   const Section ranked = ranked_section(r, o);
   out += "\n## " + ranked.title + "\n\n" + ranked.intro + ".\n\n" + table_markdown(ranked.table);
+  out += "\n" + std::string(kCostSourceLegend) + ".\n";
   out += "\n## The run\n\n";
   for (const std::string& l : headline_lines(r)) out += "- " + markdown_cell(for_terminal(l)) + "\n";
   for (const Section& s : sections(r, o)) {
