@@ -16,7 +16,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${ROOFLINE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
-seconds="${ROOFLINE_FUZZ_SECONDS:-20}"
+seconds="${ROOFLINE_FUZZ_SECONDS:-10}"
 runs="${ROOFLINE_FUZZ_RUNS:-300000}"
 seed="${ROOFLINE_FUZZ_SEED:-1}"
 if [ "${ROOFLINE_FUZZ_BUILT:-0}" = 1 ]; then
