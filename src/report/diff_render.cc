@@ -9,6 +9,7 @@
 #include "roofline/format/csv.hpp"
 #include "roofline/format/json.hpp"
 #include "roofline/format/markdown.hpp"
+#include "roofline/format/html.hpp"
 #include "roofline/format/terminal.hpp"
 #include "roofline/format/text_table.hpp"
 #include "roofline/format/units.hpp"
@@ -193,20 +194,7 @@ std::string csv(const ReportDiff& d) {
   return w.str();
 }
 
-// Control and bidirectional characters made visible, then the five HTML
-// specials escaped: names come from traces.
-std::string esc(const std::string& raw) {
-  std::string out;
-  for (char c : for_terminal(raw)) switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  return out;
-}
+std::string esc(const std::string& raw) { return html_escape(raw); }
 
 std::string html_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
   std::string s = "<table><tr>";

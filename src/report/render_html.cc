@@ -12,29 +12,14 @@
 #include "roofline/report/labels.hpp"
 #include "roofline/report/rank.hpp"
 #include "roofline/report/render.hpp"
+#include "roofline/format/html.hpp"
 #include "roofline/format/terminal.hpp"
 #include "roofline/format/units.hpp"
 
 namespace roofline {
 namespace {
 
-// Text for HTML: control and bidirectional characters made visible
-// (for_terminal: an entity for U+202E would still reverse the line), then
-// the five HTML specials escaped. Every string, names from traces, spec and
-// calibration files included, goes through it.
-std::string esc(const std::string& raw) {
-  const std::string s = for_terminal(raw);
-  std::string out;
-  for (char c : s) switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  return out;
-}
+std::string esc(const std::string& raw) { return html_escape(raw); }
 
 // A name from a trace (or a path): as esc.
 std::string esc_name(const std::string& s) { return esc(s); }

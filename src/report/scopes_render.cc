@@ -9,6 +9,7 @@
 #include "roofline/format/csv.hpp"
 #include "roofline/format/json.hpp"
 #include "roofline/format/markdown.hpp"
+#include "roofline/format/html.hpp"
 #include "roofline/format/terminal.hpp"
 #include "roofline/format/text_table.hpp"
 #include "roofline/format/units.hpp"
@@ -133,21 +134,7 @@ std::string csv(const ScopeTree& t) {
   return w.str();
 }
 
-// As render_html.cc's esc: control and bidirectional characters made
-// visible, then the five HTML specials escaped.
-std::string esc(const std::string& raw) {
-  const std::string s = for_terminal(raw);
-  std::string out;
-  for (char c : s) switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  return out;
-}
+std::string esc(const std::string& raw) { return html_escape(raw); }
 
 std::string html_figures(const ScopeNode& n) {
   const std::vector<std::string> c = cells(n, "");
