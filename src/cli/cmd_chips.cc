@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_join.h"
+#include "roofline/format/appendf.hpp"
 #include "roofline/chip_io.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/terminal.hpp"
@@ -14,24 +15,6 @@
 
 namespace roofline::cli {
 namespace {
-
-// printf into a string: a command's output is built whole, then written
-// once by write_output (stdout or -o FILE).
-[[gnu::format(printf, 2, 3)]] void appendf(std::string& out, const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  va_list again;
-  va_copy(again, args);
-  const int n = std::vsnprintf(nullptr, 0, format, args);
-  va_end(args);
-  if (n > 0) {
-    const std::size_t at = out.size();
-    out.resize(at + static_cast<std::size_t>(n) + 1);
-    std::vsnprintf(out.data() + at, static_cast<std::size_t>(n) + 1, format, again);
-    out.resize(at + static_cast<std::size_t>(n));
-  }
-  va_end(again);
-}
 
 std::string peak_or_dash(const Chip& c, PeakClass p) {
   return c.has(p) ? format_si(c.peak_flops_per_s[static_cast<int>(p)], "FLOP/s") : "-";

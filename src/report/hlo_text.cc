@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "roofline/format/appendf.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/terminal.hpp"
 #include "roofline/format/text_table.hpp"
@@ -20,26 +21,6 @@
 
 namespace roofline {
 namespace {
-
-// printf into `out`, whatever the length (a loop's name can be long).
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-void appendf(std::string& out, const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  va_list again;
-  va_copy(again, args);
-  const int n = std::vsnprintf(nullptr, 0, format, args);
-  va_end(args);
-  if (n > 0) {
-    const std::size_t at = out.size();
-    out.resize(at + static_cast<std::size_t>(n) + 1);
-    std::vsnprintf(out.data() + at, static_cast<std::size_t>(n) + 1, format, again);
-    out.resize(at + static_cast<std::size_t>(n));
-  }
-  va_end(again);
-}
 
 // How many times a row runs: exact up to 2^53 (every count a double holds
 // exactly), scientific beyond (nested loops with huge trip counts), never a

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "roofline/format/appendf.hpp"
 #include "roofline/format/terminal.hpp"
 #include "roofline/format/units.hpp"
 #include "roofline/expected/expected.hpp"
@@ -13,19 +14,6 @@
 
 namespace roofline {
 namespace {
-
-// printf of a line that fits 1 KiB (every part is a number or a short name).
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-void appendf(std::string& out, const char* format, ...) {
-  char buf[1024];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(buf, sizeof buf, format, args);
-  va_end(args);
-  out += buf;
-}
 
 std::string prediction_lines(const Prediction& p) {
   std::string out;

@@ -3,6 +3,8 @@
 // (roofline.stats(...).to_text()) give it.
 #include "roofline/report/stats_text.hpp"
 
+#include "roofline/format/appendf.hpp"
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -20,24 +22,6 @@
 
 namespace roofline {
 namespace {
-
-// printf's formatting, appended to `out`: the text is the one the CLI
-// printed with printf, to the byte.
-[[gnu::format(printf, 2, 3)]] void appendf(std::string& out, const char* fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  va_list again;
-  va_copy(again, args);
-  const int n = std::vsnprintf(nullptr, 0, fmt, args);
-  va_end(args);
-  if (n > 0) {
-    const std::size_t at = out.size();
-    out.resize(at + static_cast<std::size_t>(n) + 1);
-    std::vsnprintf(out.data() + at, static_cast<std::size_t>(n) + 1, fmt, again);
-    out.resize(at + static_cast<std::size_t>(n));
-  }
-  va_end(again);
-}
 
 using detail::cat;
 
