@@ -132,6 +132,12 @@ struct ChipCalibration {
   // the FLOPs of a matmul-class op, memory's by the bytes of any op.
   std::vector<SizeStep> matmul_size_steps;
   std::vector<SizeStep> memory_size_steps;
+  // Whether a collective is expected by its own shape where a published
+  // model applies (NCCL's cost model, the TPU figures:
+  // roofline/collectives/expected.hpp) instead of the collective class's
+  // curve: the built-in calibration's way; a fitted one times every
+  // collective by its fitted curve.
+  bool collective_shape_model = false;
   FitQuality quality;
 
   const ClassCurve& curve(CostClass c) const { return classes[static_cast<int>(c)]; }
@@ -208,6 +214,7 @@ inline ChipCalibration default_calibration(const Chip& chip) {
   cal.curve(CostClass::kMatmul).math_efficiency = matmul_default;
   cal.curve(CostClass::kCollective).floor_s = std::max(a.launch_s, a.collective_launch_s);
   cal.curve(CostClass::kCollective).link_efficiency = link;
+  cal.collective_shape_model = true;
   cal.curve(CostClass::kHostLink).floor_s = std::max(a.launch_s, a.copy_launch_s);
   cal.curve(CostClass::kHostLink).link_efficiency = pcie;
   if (gpu) {

@@ -3,9 +3,12 @@
 #include <cctype>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "roofline/detail/cat.hpp"
+#include "roofline/hlo/cost.hpp"
 #include "roofline/match/cost_source.hpp"
+#include "src/match/expected_collective.hpp"
 #include "src/match/torch_dtype.hpp"
 
 namespace roofline {
@@ -53,6 +56,31 @@ CostSource cost_from_collective_args(const CallInfo& call) {
   if (n == 1) c.note += "; a group of one moves nothing";
   c.model = CollectiveModel{.collective = {.kind = *kind, .array_bytes = v, .group_size = n}, .dtype = *dt};
   return c;
+}
+
+}  // namespace roofline
+
+namespace roofline {
+
+std::optional<CollectiveShape> collective_shape(const OpModel& model) {
+  const auto from_group = [](const GroupCollective& g) {
+    return CollectiveShape{.kind = g.kind, .array_bytes = g.array_bytes, .group_size = g.group_size};
+  };
+  if (const auto* m = std::get_if<CollectiveModel>(&model)) return from_group(m->collective);
+  if (const auto* m = std::get_if<XlaStatsModel>(&model); m && m->collective) return from_group(*m->collective);
+  if (const auto* m = std::get_if<HloModel>(&model)) {
+    const std::optional<HloCollective> c = cost(*m->instruction).collective;
+    if (c && c->group_size > 0)
+      return CollectiveShape{.kind = c->kind, .array_bytes = c->array_bytes, .group_size = static_cast<int>(c->group_size)};
+  }
+  return std::nullopt;
+}
+
+std::optional<CollectiveExpectation> expected_collective(const OpModel& model, std::string_view name,
+                                                         const Prediction& p, const Chip& chip) {
+  const std::optional<CollectiveShape> shape = collective_shape(model);
+  if (!shape) return std::nullopt;
+  return expected_collective(*shape, name, chip, p.t_ici_s);
 }
 
 }  // namespace roofline

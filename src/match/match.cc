@@ -9,6 +9,7 @@
 
 #include "roofline/calibrate/io.hpp"
 #include "roofline/detail/cat.hpp"
+#include "src/match/expected_collective.hpp"
 
 namespace roofline {
 namespace {
@@ -152,9 +153,27 @@ absl::StatusOr<Match> match(const Trace& trace, MeasuredTrace measured, const Re
       // A fitted calibration may time the kernel's family on its own curve.
       const std::string family = kernel_family(trace.ops[op.group.op].name);
       op.expected_s = expected_s(*op.prediction, op.cost_class, m.calibration, family);
+      if (m.calibration.collective_shape_model)
+        if (std::optional<CollectiveExpectation> e =
+                expected_collective(*op.cost.model, trace.ops[op.group.op].name, *op.prediction, *m.chip.chip)) {
+          op.expected_s = e->total_s();
+          op.cost.note += detail::cat(op.cost.note.empty() ? "" : "; ", "expected by ", e->basis);
+        }
+      // A collective's call holds its wait for the slowest peer; the skew
+      // across ranks tells it apart (the report's "Across devices"), one
+      // rank cannot.
+      if (const std::optional<CollectiveShape> c = collective_shape(*op.cost.model);
+          c && c->group_size > 1 && m.devices.size() < 2)
+        op.cost.note += detail::cat(op.cost.note.empty() ? "" : "; ",
+                                    "measured time holds the wait for the slowest peer: not separable with one "
+                                    "rank read");
       if (m.target_chip) {
         op.target_prediction = predict(*op.cost.model, *m.target_chip);
         op.target_expected_s = expected_s(*op.target_prediction, op.cost_class, *m.target_calibration, family);
+        if (m.target_calibration->collective_shape_model)
+          if (std::optional<CollectiveExpectation> e = expected_collective(
+                  *op.cost.model, trace.ops[op.group.op].name, *op.target_prediction, *m.target_chip))
+            op.target_expected_s = e->total_s();
       }
     }
   for (const std::string& n : m.modules.notes()) m.notes.push_back(n);
