@@ -22,7 +22,37 @@ struct Compared {
   double builtin_s = 0;
   double calibrated_s = 0;
   int fold = -1;  // FidelityOp::fold
+  // FidelityOp's wait: sample.measured_s is the transfer where a wait is
+  // known; wait_total_s is the wait of every occurrence.
+  std::optional<double> wait_s = {};
+  double wait_total_s = 0;
+  bool wait_separable = true;
 };
+
+// The wait of a collective op of `report` (its calls matched across the
+// devices read), or nullopt where fewer than 2 devices were read or its
+// calls were never matched.
+const CollectiveWait* wait_of(const Report& report, const OpReport& o) {
+  if (!report.across_devices) return nullptr;
+  for (const CollectiveWait& w : report.across_devices->collectives)
+    if (w.name == o.name && w.module == o.module && w.calls > 0) return &w;
+  return nullptr;
+}
+
+// Splits a collective's measured time into its wait and its transfer
+// (Compared::wait_s), or marks the wait not separable.
+void separate_wait(Compared& c, const FidelityTrace& t) {
+  if (c.sample.cost_class != CostClass::kCollective) return;
+  const CollectiveWait* w = wait_of(t.report, *c.op);
+  if (w == nullptr) {
+    c.wait_separable = false;
+    return;
+  }
+  const double n = static_cast<double>(c.sample.count);
+  c.wait_total_s = std::min(w->wait_s, c.op->measured_s);
+  c.wait_s = n > 0 ? c.wait_total_s / n : 0;
+  c.sample.measured_s = std::max(0.0, c.sample.measured_s - *c.wait_s);
+}
 
 // FNV-1a, 64 bits, then splitmix64's finaliser: a hash that is the same on
 // every platform and build, so the two folds of a one-trace chip are too.
@@ -91,7 +121,7 @@ FidelityRow row_of(std::string name, std::string chip, const std::vector<const C
     // The whole ratio sums what the trace spent: every occurrence's own
     // time against the expectation of one occurrence times their count.
     const double n = static_cast<double>(c->sample.count);
-    measured_total += c->op->measured_s;
+    measured_total += c->op->measured_s - c->wait_total_s;
     raw_total += roofline_s(c->sample) * n;
     builtin_total += c->builtin_s * n;
     calibrated_total += c->calibrated_s * n;
@@ -113,7 +143,8 @@ void cross_validate(const Chip& chip, std::vector<Compared*>& ops, const FitOpti
   std::set<std::string> borrowed;  // classes taken from same_die in some fold
   const auto fit_and_test = [&](const std::vector<Compared*>& train, const std::vector<Compared*>& test) {
     std::vector<CalibrationSample> samples;
-    for (const Compared* c : train) samples.push_back(c->sample);
+    for (const Compared* c : train)
+      if (c->wait_separable) samples.push_back(c->sample);
     CalibrationFit f = fit_calibration(chip, samples, fit);
     if (same_die) {
       const auto before = f.classes;
@@ -124,7 +155,13 @@ void cross_validate(const Chip& chip, std::vector<Compared*>& ops, const FitOpti
             std::any_of(test.begin(), test.end(), [&](const Compared* c) { return static_cast<int>(c->sample.cost_class) == i; }))
           borrowed.insert(std::string(cost_class_name(static_cast<CostClass>(i))));
     }
-    for (Compared* c : test) c->calibrated_s = expected_s(c->sample, f.calibration);
+    // A class the training part could not fit keeps the built-in curve;
+    // for collectives that is the built-in shape model, builtin_s.
+    const bool collectives_fitted = f.classes[static_cast<int>(CostClass::kCollective)].origin == CurveOrigin::kFitted;
+    for (Compared* c : test)
+      c->calibrated_s = c->sample.cost_class == CostClass::kCollective && !collectives_fitted
+                            ? c->builtin_s
+                            : expected_s(c->sample, f.calibration);
   };
   const auto note_borrowed = [&] {
     if (borrowed.empty()) return;
@@ -171,7 +208,9 @@ FidelityResult run_fidelity(std::span<const FidelityTrace> traces, const Fidelit
     for (const OpReport& o : t.report.ops) {
       if (!comparable(o)) continue;
       const CalibrationSample& s = samples[k++];
-      if (s.measured_s >= options.min_measured_s) all.push_back(Compared{.sample = s, .op = &o, .trace = &t});
+      if (s.measured_s < options.min_measured_s) continue;
+      all.push_back(Compared{.sample = s, .op = &o, .trace = &t});
+      separate_wait(all.back(), t);
     }
   }
   std::map<std::string, std::vector<Compared*>> by_chip;
@@ -183,7 +222,13 @@ FidelityResult run_fidelity(std::span<const FidelityTrace> traces, const Fidelit
   for (auto& [name, ops] : by_chip) {
     const Chip& chip = *chips[name];
     const ChipCalibration builtin = default_calibration(chip);
-    for (Compared* c : ops) c->builtin_s = expected_s(c->sample, builtin);
+    // A collective the built-in calibration timed by its own shape
+    // (collectives/expected.hpp) keeps the report's expectation: the
+    // sample's terms alone cannot say which algorithm ran.
+    for (Compared* c : ops)
+      c->builtin_s = c->sample.cost_class == CostClass::kCollective && c->op->expected_s > 0 && c->sample.count > 0
+                         ? c->op->expected_s / static_cast<double>(c->sample.count)
+                         : expected_s(c->sample, builtin);
     if (options.calibration == nullptr) {
       // The first other chip of the same die (by name) whose fit to all its
       // traces fits a class.
@@ -191,7 +236,8 @@ FidelityResult run_fidelity(std::span<const FidelityTrace> traces, const Fidelit
       for (const auto& [other, other_ops] : by_chip) {
         if (other == name || chip.die.empty() || chips[other]->die != chip.die) continue;
         std::vector<CalibrationSample> samples;
-        for (const Compared* c : other_ops) samples.push_back(c->sample);
+        for (const Compared* c : other_ops)
+          if (c->wait_separable) samples.push_back(c->sample);
         CalibrationFit f = fit_calibration(*chips[other], samples, options.fit);
         if (std::none_of(f.classes.begin(), f.classes.end(),
                          [](const ClassFit& k) { return k.origin == CurveOrigin::kFitted; }))
@@ -211,21 +257,34 @@ FidelityResult run_fidelity(std::span<const FidelityTrace> traces, const Fidelit
     for (Compared* c : ops) c->calibrated_s = expected_s(c->sample, given ? *given : builtin);
   }
 
-  std::vector<const Compared*> everything;
-  for (const Compared& c : all) everything.push_back(&c);
+  // A collective whose wait cannot be told apart counts in its own row
+  // only: its measured time holds an unknown wait for a peer.
+  std::vector<const Compared*> everything, not_separable;
+  for (const Compared& c : all) (c.wait_separable ? everything : not_separable).push_back(&c);
   for (const FidelityTrace& t : traces) {
     std::vector<const Compared*> mine;
-    for (const Compared& c : all)
-      if (c.trace == &t) mine.push_back(&c);
+    for (const Compared* c : everything)
+      if (c->trace == &t) mine.push_back(c);
     out.traces.push_back(row_of(t.trace, t.report.chip, mine));
   }
-  for (const auto& [name, ops] : by_chip)
-    out.chips.push_back(row_of(name, name, std::vector<const Compared*>(ops.begin(), ops.end())));
+  for (const auto& [name, ops] : by_chip) {
+    std::vector<const Compared*> mine;
+    for (const Compared* c : ops)
+      if (c->wait_separable) mine.push_back(c);
+    out.chips.push_back(row_of(name, name, mine));
+  }
   for (int i = 0; i < kCostClassCount; ++i) {
     std::vector<const Compared*> mine;
-    for (const Compared& c : all)
-      if (static_cast<int>(c.sample.cost_class) == i) mine.push_back(&c);
+    for (const Compared* c : everything)
+      if (static_cast<int>(c->sample.cost_class) == i) mine.push_back(c);
     if (!mine.empty()) out.classes.push_back(row_of(std::string(cost_class_name(static_cast<CostClass>(i))), "", mine));
+  }
+  if (!not_separable.empty()) {
+    out.classes.push_back(row_of(std::string(kWaitNotSeparableRow), "", not_separable));
+    out.notes.push_back(detail::cat(not_separable.size(), " collective op", not_separable.size() == 1 ? "" : "s",
+                                    " read on one rank: an NCCL or XLA collective's time holds its wait for the "
+                                    "slowest peer, which one rank cannot tell apart; counted in the row '",
+                                    kWaitNotSeparableRow, "' only"));
   }
   out.overall = row_of("overall", "", everything);
 
@@ -250,13 +309,16 @@ FidelityResult run_fidelity(std::span<const FidelityTrace> traces, const Fidelit
                                  .shapes = c.op->shapes,
                                  .cost_class = c.sample.cost_class,
                                  .count = c.sample.count,
-                                 .measured_s = c.sample.measured_s,
+                                 .measured_s = c.op->median_s,
                                  .bound_s = roofline_s(c.sample),
                                  .builtin_s = c.builtin_s,
                                  .calibrated_s = c.calibrated_s,
+                                 .wait_s = c.wait_s,
+                                 .transfer_s = c.sample.measured_s,
+                                 .wait_separable = c.wait_separable,
                                  .fold = c.fold});
   std::stable_sort(out.ops.begin(), out.ops.end(), [](const FidelityOp& a, const FidelityOp& b) {
-    return abs_error(a.measured_s, a.calibrated_s) > abs_error(b.measured_s, b.calibrated_s);
+    return abs_error(a.transfer_s, a.calibrated_s) > abs_error(b.transfer_s, b.calibrated_s);
   });
   return out;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "roofline/calibrate/fidelity.hpp"
 #include "roofline/report/fidelity.hpp"
@@ -97,6 +98,26 @@ std::vector<std::vector<std::string>> furthest_rows(const FidelityResult& r) {
 const std::vector<std::string> kOpTitles = {"trace", "op", "chip", "class", "count", "measured", "calibrated",
                                             "measured / calibrated", "built-in", "bound"};
 
+// Every collective op: its call, the wait for its slowest peer where
+// several ranks were read, and the transfer its expectations are held to.
+std::vector<std::vector<std::string>> wait_rows(const FidelityResult& r) {
+  std::vector<std::vector<std::string>> rows;
+  for (const FidelityOp& o : r.ops) {
+    if (o.cost_class != CostClass::kCollective) continue;
+    rows.push_back({trimmed(o.trace), trimmed(o.op), shown(o.chip), format_seconds(o.measured_s),
+                    o.wait_s ? format_seconds(*o.wait_s) : "not separable (one rank read)",
+                    o.wait_s ? format_seconds(o.transfer_s) : "-", format_seconds(o.builtin_s),
+                    ratio(o.transfer_s / o.builtin_s)});
+  }
+  return rows;
+}
+
+const std::vector<std::string> kWaitTitles = {"trace", "op", "chip", "measured call", "wait for peers", "transfer",
+                                              "built-in", "measured / built-in"};
+constexpr std::string_view kWaitTitle =
+    "Collectives: each call's wait for its slowest peer (from the skew across the ranks read) apart from the "
+    "transfer the expectations are held to; medians of one occurrence:";
+
 std::string furthest_title(const FidelityResult& r) {
   return detail::cat("Furthest from the calibrated expectation (", std::min(r.ops.size(), kFidelityOpsShown), " of ",
                      r.ops.size(), "; every op in --format json):");
@@ -140,6 +161,12 @@ std::string text(const FidelityResult& r) {
                          " calibrated, ", row[8], " built-in, ", row[9], " bound; ", row[3], ", ", row[4],
                          row[4] == "1" ? " occurrence\n" : " occurrences\n");
   }
+  if (const auto waits = wait_rows(r); !waits.empty()) {
+    out += detail::cat("\n", kWaitTitle, "\n");
+    for (const auto& row : waits)
+      out += detail::cat("  ", row[1], "  ", row[2], "  (", row[0], ")\n      ", row[3], " call, wait ", row[4],
+                         ", transfer ", row[5], ", built-in ", row[6], " (", row[7], ")\n");
+  }
   if (!r.notes.empty()) {
     out += "\nNotes:\n";
     for (const std::string& n : r.notes) out += "  " + shown(n) + "\n";
@@ -156,6 +183,8 @@ std::string markdown(const FidelityResult& r) {
     out += "\nLower bounds above the measured median:\n\n" + markdown_table(kBoundTitles, rows);
   }
   if (!r.ops.empty()) out += "\n" + furthest_title(r) + "\n\n" + markdown_table(kOpTitles, furthest_rows(r));
+  if (const auto waits = wait_rows(r); !waits.empty())
+    out += detail::cat("\n", kWaitTitle, "\n\n", markdown_table(kWaitTitles, waits));
   if (!r.notes.empty()) {
     out += "\nNotes:\n\n";
     for (const std::string& n : r.notes) out += "- " + markdown_cell(shown(n)) + "\n";
@@ -194,18 +223,26 @@ std::string json(const FidelityResult& r) {
                                    {"ratio", b.ratio},
                                    {"reason", b.reason}}));
   Json ops = Json::array();
-  for (const FidelityOp& o : r.ops)
-    ops.push_back(Json::object({{"trace", o.trace},
-                                {"op", o.op},
-                                {"chip", o.chip},
-                                {"cost_class", std::string(cost_class_name(o.cost_class))},
-                                {"shapes", o.shapes},
-                                {"count", o.count},
-                                {"measured_s", o.measured_s},
-                                {"bound_s", o.bound_s},
-                                {"builtin_s", o.builtin_s},
-                                {"calibrated_s", o.calibrated_s},
-                                {"fold", o.fold}}));
+  for (const FidelityOp& o : r.ops) {
+    Json op = Json::object({{"trace", o.trace},
+                            {"op", o.op},
+                            {"chip", o.chip},
+                            {"cost_class", std::string(cost_class_name(o.cost_class))},
+                            {"shapes", o.shapes},
+                            {"count", o.count},
+                            {"measured_s", o.measured_s},
+                            {"bound_s", o.bound_s},
+                            {"builtin_s", o.builtin_s},
+                            {"calibrated_s", o.calibrated_s},
+                            {"fold", o.fold}});
+    // A collective's wait apart from its transfer (null: one rank read, not separable).
+    if (o.cost_class == CostClass::kCollective) {
+      op["wait_s"] = Json(o.wait_s);
+      op["transfer_s"] = o.transfer_s;
+      op["wait_separable"] = o.wait_separable;
+    }
+    ops.push_back(std::move(op));
+  }
   return Json::object({{"calibrated", r.calibrated},
                        {"traces", traces},
                        {"chips", chips},

@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -99,11 +100,25 @@ struct FidelityOp {
   double bound_s = 0;      // the roofline
   double builtin_s = 0;
   double calibrated_s = 0;
+  // A collective's wait for its slowest peer in one occurrence: its calls'
+  // total wait over the ranks read (roofline/measure/skew.hpp: each call's
+  // time less the shortest call's) over its occurrences. Set where two or
+  // more ranks were read; the expectations are then compared with
+  // transfer_s, not the whole call. Unset for other ops, and for a
+  // collective read on one rank, whose wait cannot be told apart
+  // (wait_separable false): such an op counts only in its own class row,
+  // kWaitNotSeparableRow (docs/fidelity.md says why).
+  std::optional<double> wait_s = {};
+  double transfer_s = 0;  // measured_s - wait_s; measured_s where no wait is known
+  bool wait_separable = true;
   // Where a chip has one trace, the half of its ops this op fell in (0 or
   // 1: calibrated_s is the other half's fit); -1 where its trace was left
   // out whole or a calibration was given.
   int fold = -1;
 };
+
+// The class row of the collectives read on one rank (FidelityOp::wait_separable).
+inline constexpr std::string_view kWaitNotSeparableRow = "collective, wait not separable";
 
 struct FidelityResult {
   std::string calibrated;  // how the calibrated column was made
