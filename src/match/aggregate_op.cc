@@ -92,7 +92,10 @@ void expected_figures(OpReport& o, const MatchedOp& m) {
   o.cost_class = m.cost_class;
   o.expected_s = m.expected_s.value_or(0) * n;
   o.lost_expected_s = o.async ? std::max(0.0, o.measured_s - o.expected_s) : o.measured_s - o.expected_s;
-  if (m.target_expected_s) o.target_expected_s = *m.target_expected_s * n;
+  if (m.target_expected_s) {
+    o.target_expected_s = *m.target_expected_s * n;
+    o.target_method = m.target_method;
+  }
 }
 
 }  // namespace

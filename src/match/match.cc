@@ -9,6 +9,7 @@
 
 #include "roofline/calibrate/io.hpp"
 #include "roofline/detail/cat.hpp"
+#include "roofline/match/target.hpp"
 #include "src/match/expected_collective.hpp"
 
 namespace roofline {
@@ -136,7 +137,8 @@ absl::StatusOr<Match> match(const Trace& trace, MeasuredTrace measured, const Re
   OpGroups groups = group_ops(trace, m.measured, m.devices);
   m.occurrence_op = std::move(groups.occurrence_group);
   // 3-5. find each op's cost source (attributing async pairs), cost it on
-  // the chip and, with the same model, on the what-if chip.
+  // the chip and, with the same model, on the what-if chip, where its time
+  // is measured, scaled or modelled (roofline/match/target.hpp).
   m.ops.reserve(groups.groups.size());
   for (OpGroup& g : groups.groups) {
     MatchedOp op{.group = std::move(g)};
@@ -169,11 +171,14 @@ absl::StatusOr<Match> match(const Trace& trace, MeasuredTrace measured, const Re
                                     "rank read");
       if (m.target_chip) {
         op.target_prediction = predict(*op.cost.model, *m.target_chip);
-        op.target_expected_s = expected_s(*op.target_prediction, op.cost_class, *m.target_calibration, family);
+        double modelled_s = expected_s(*op.target_prediction, op.cost_class, *m.target_calibration, family);
         if (m.target_calibration->collective_shape_model)
           if (std::optional<CollectiveExpectation> e = expected_collective(
                   *op.cost.model, trace.ops[op.group.op].name, *op.target_prediction, *m.target_chip))
-            op.target_expected_s = e->total_s();
+            modelled_s = e->total_s();
+        const TargetTime t = target_time(op, *m.chip.chip, *m.target_chip, modelled_s);
+        op.target_expected_s = t.t_s;
+        op.target_method = t.method;
       }
     }
   for (const std::string& n : m.modules.notes()) m.notes.push_back(n);

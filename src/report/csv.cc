@@ -61,11 +61,21 @@ std::vector<std::string> report_row(const OpReport& op) {
 }  // namespace
 
 std::string to_csv(const Report& r) {
-  CsvWriter csv({"name", "module", "category", "hlo_category", "count", "measured_s", "predicted_s", "t_math_s",
-                 "t_hbm_s", "t_ici_s", "bound", "ratio", "flop_util", "bw_util", "lost_s", "flops", "hbm_bytes",
-                 "xla_flops", "xla_bytes", "match", "reason", "target_predicted_s", "shapes", "host_bytes", "t_host_s",
-                 "expected_s", "expected_ratio", "lost_expected_s", "cost_class", "target_expected_s", "scope", "scope_source"});
-  for (const OpReport& op : r.ops) csv.add_row(report_row(op));
+  // With --target-chip only, a last column: how target_expected_s was found.
+  const bool with_target = !r.target_chip.empty();
+  std::vector<std::string> header = {"name", "module", "category", "hlo_category", "count", "measured_s",
+                                     "predicted_s", "t_math_s", "t_hbm_s", "t_ici_s", "bound", "ratio",
+                                     "flop_util", "bw_util", "lost_s", "flops", "hbm_bytes", "xla_flops",
+                                     "xla_bytes", "match", "reason", "target_predicted_s", "shapes", "host_bytes",
+                                     "t_host_s", "expected_s", "expected_ratio", "lost_expected_s", "cost_class",
+                                     "target_expected_s", "scope", "scope_source"};
+  if (with_target) header.push_back("target_method");
+  CsvWriter csv(header);
+  for (const OpReport& op : r.ops) {
+    std::vector<std::string> row = report_row(op);
+    if (with_target) row.push_back(op.target_method ? std::string(target_method_name(*op.target_method)) : "");
+    csv.add_row(row);
+  }
   return csv.str();
 }
 

@@ -32,8 +32,27 @@ TargetTotals target_totals(const Report& r) {
     if (o.async) continue;  // as the summary's totals: exposed waits are apart
     t.predicted_s += o.target_predicted_s.value_or(0);
     t.expected_s += o.target_expected_s.value_or(0);
+    if (o.target_expected_s) t.measured_s += o.measured_s;
+    if (o.target_expected_s && o.target_method) {
+      const auto k = static_cast<std::size_t>(*o.target_method);
+      t.method_s[k] += *o.target_expected_s;
+      ++t.method_ops[k];
+    }
   }
   return t;
+}
+
+std::string target_methods_text(const TargetTotals& t) {
+  static constexpr std::array<std::string_view, 3> kWords = {
+      "modelled by the target's expected time", "scaled from their measured time (Habitat wave scaling)",
+      "measured (same chip)"};
+  std::string s;
+  for (std::size_t k : {std::size_t{1}, std::size_t{0}, std::size_t{2}}) {
+    if (t.method_ops[k] == 0) continue;
+    if (!s.empty()) s += ", ";
+    s += std::to_string(t.method_ops[k]) + " op(s) " + std::string(kWords[k]) + " " + format_seconds(t.method_s[k]);
+  }
+  return s;
 }
 
 std::string_view cost_source_tag(MatchSource m) {

@@ -176,7 +176,9 @@ std::string op_rows(const Report& r) {
          (with_target ? cell(op.target_predicted_s ? format_seconds(*op.target_predicted_s) : "-",
                              num(op.target_predicted_s.value_or(-1))) +
                             cell(op.target_expected_s ? format_seconds(*op.target_expected_s) : "-",
-                                 num(op.target_expected_s.value_or(-1)))
+                                 num(op.target_expected_s.value_or(-1))) +
+                            cell(op.target_method ? std::string(target_method_label(*op.target_method)) : "-",
+                                 op.target_method ? std::string(target_method_name(*op.target_method)) : "~")
                       : std::string()) +
          cell(p ? "" : op.reason, p ? "" : op.reason) + "</tr>\n";
   }
@@ -355,7 +357,8 @@ std::string render_html(const Report& r, RenderOptions o) {
        kpi("ops predicted", std::to_string(predicted) + " / " + std::to_string(r.ops.size())) +
        (r.target_chip.empty() ? std::string()
                               : kpi("roofline on " + r.target_chip, format_seconds(target.predicted_s)) +
-                                    kpi("expected on " + r.target_chip, format_seconds(target.expected_s))) +
+                                    kpi("time on " + r.target_chip + " (" + target_methods_text(target) + ")",
+                                        format_seconds(target.expected_s))) +
        "</div>\n";
   if (std::optional<std::string> across = across_devices_headline(r))
     h += "<div class=\"muted\" id=\"across-headline\">Across devices: " + esc(*across) + "</div>\n";
@@ -388,7 +391,8 @@ std::string render_html(const Report& r, RenderOptions o) {
        "<th>roofline</th><th>expected</th><th>ratio</th><th>x expected</th><th>bound</th><th>lost</th>"
        "<th>lost vs exp</th><th>FLOP util</th><th>BW util</th><th>XLA FLOPs/op</th><th>our FLOPs</th>" +
        (r.target_chip.empty() ? std::string()
-                              : "<th>on " + esc(r.target_chip) + "</th><th>expected on " + esc(r.target_chip) + "</th>") +
+                              : "<th>on " + esc(r.target_chip) + "</th><th>time on " + esc(r.target_chip) +
+                                    "</th><th>method on " + esc(r.target_chip) + "</th>") +
        "<th>why no prediction</th></tr></thead><tbody>\n" + op_rows(r) + "</tbody></table>\n";
   if (!r.notes.empty()) {
     h += "<h2>Notes</h2><ul class=\"notes\">";

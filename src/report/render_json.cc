@@ -41,6 +41,8 @@ Json op_json(const OpReport& op) {
                          {"target_predicted_s", op.target_predicted_s},
                          {"target_expected_s", op.target_expected_s},
                          {"target_bound", op.target_bound ? Json(bound_name(*op.target_bound)) : Json()}});
+  // With --target-chip only: how target_expected_s was found.
+  if (op.target_method) j["target_method"] = std::string(target_method_name(*op.target_method));
   for (const char* k : kPredictedKeys) j[k] = Json();
   if (!op.predicted) return j;
   j["predicted_s"] = op.prediction.t_lower_s;

@@ -63,8 +63,8 @@ Table op_table(const std::vector<const OpReport*>& ops, bool with_target, LostAg
               "bound", lost == LostAgainst::kExpected ? "lost vs exp" : "lost", "FLOP util", "BW util"};
   t.right = {false, false, false, true, true, true, true, true, true, false, true, true, true};
   if (with_target) {
-    t.header.insert(t.header.end(), {"on target", "exp on target"});
-    t.right.insert(t.right.end(), {true, true});
+    t.header.insert(t.header.end(), {"on target", "time on target", "method"});
+    t.right.insert(t.right.end(), {true, true, false});
   }
   for (const OpReport* op : ops) {
     const bool p = op->predicted;
@@ -88,6 +88,7 @@ Table op_table(const std::vector<const OpReport*>& ops, bool with_target, LostAg
     if (with_target) {
       row.push_back(op->target_predicted_s ? format_seconds(*op->target_predicted_s) : "-");
       row.push_back(op->target_expected_s ? format_seconds(*op->target_expected_s) : "-");
+      row.push_back(op->target_method ? std::string(target_method_name(*op->target_method)) : "-");
     }
     t.rows.push_back(std::move(row));
   }
@@ -142,10 +143,13 @@ std::vector<std::string> headline_lines(const Report& r) {
   if (std::optional<std::string> across = across_devices_headline(r)) l.push_back("across devices: " + *across);
   if (!r.target_chip.empty()) {
     const TargetTotals target = target_totals(r);
+    const std::string methods = target_methods_text(target);
     l.push_back("what-if on " + r.target_chip + ": the predicted ops' roofline would be " +
                 format_seconds(target.predicted_s) + " (vs " + format_seconds(s.predicted_s) + " on " + r.chip +
-                "), expected " + format_seconds(target.expected_s) + " (vs " + format_seconds(s.expected_s) + "; " +
-                calibration_label(r.target_calibration) + ")");
+                "), and they would take " + format_seconds(target.expected_s) + " (vs " +
+                format_seconds(target.measured_s) + " measured)" +
+                (methods.empty() ? std::string() : ": " + methods) + " (" + calibration_label(r.target_calibration) +
+                ")");
   }
   return l;
 }

@@ -161,7 +161,7 @@ TEST_CASE("expected: text and Markdown show both ranked lists, three figures per
   CHECK(fixing.find("copy.3") == std::string::npos);
   CHECK_THAT(fixing, Catch::Contains("lost vs exp"));
   CHECK_THAT(lost, Catch::Contains("add.2"));
-  for (const char* column : {"measured", "roofline", "expected", "x roofline", "x expected", "exp on target"})
+  for (const char* column : {"measured", "roofline", "expected", "x roofline", "x expected", "time on target", "method"})
     CHECK_THAT(fixing, Catch::Contains(column));
   // fusion.1: 50 / 45 = 1.11x the expected, 50 / 40 = 1.25x the roofline;
   // lost vs exp 50 - 45 = 5 ms.
@@ -171,8 +171,8 @@ TEST_CASE("expected: text and Markdown show both ranked lists, three figures per
   // Headline: 79 ms expected; measured 90 / 79 = 1.14x; the calibration named.
   CHECK_THAT(text, Catch::Contains("calibrated expected of the same ops 79.0 ms: measured is 1.14x the expected"));
   CHECK_THAT(text, Catch::Contains("calibration: fit to <3> ops"));
-  // What-if: expected on the target 22.5 + 14 + 3 = 39.5 ms.
-  CHECK_THAT(text, Catch::Contains("expected 39.5 ms"));
+  // What-if: the time on the target 22.5 + 14 + 3 = 39.5 ms.
+  CHECK_THAT(text, Catch::Contains("they would take 39.5 ms"));
   CHECK_THAT(text, Catch::Contains("built-in: v6e"));
   const std::string md = roofline::render_markdown(r, {.top = 1});
   CHECK_THAT(md, Catch::Contains("## Worth fixing: most time lost against the expected"));
@@ -208,9 +208,15 @@ TEST_CASE("expected: CSV adds its columns at the end; the columns before keep th
   CHECK(header ==
         "name,module,category,hlo_category,count,measured_s,predicted_s,t_math_s,t_hbm_s,t_ici_s,bound,ratio,"
         "flop_util,bw_util,lost_s,flops,hbm_bytes,xla_flops,xla_bytes,match,reason,target_predicted_s,shapes,"
-        "host_bytes,t_host_s,expected_s,expected_ratio,lost_expected_s,cost_class,target_expected_s,scope,scope_source");
-  // fusion.1: expected 0.045, 0.05 / 0.045 = 1.11111111, lost 0.005 (to nine digits).
-  CHECK_THAT(csv, Catch::Contains(",0.045,1.11111111,0.005,matmul,0.0225,,\n"));
+        "host_bytes,t_host_s,expected_s,expected_ratio,lost_expected_s,cost_class,target_expected_s,scope,scope_source,"
+        "target_method");
+  // fusion.1: expected 0.045, 0.05 / 0.045 = 1.11111111, lost 0.005 (to nine digits); no method (made by hand).
+  CHECK_THAT(csv, Catch::Contains(",0.045,1.11111111,0.005,matmul,0.0225,,,\n"));
+  // Without --target-chip the method column is not there.
+  roofline::Report plain = sample();
+  plain.target_chip.clear();
+  const std::string plain_csv = roofline::render_csv(plain);
+  CHECK_THAT(plain_csv.substr(0, plain_csv.find('\n')), Catch::EndsWith(",scope,scope_source"));
   // The unpredicted op: empty cells.
   CHECK_THAT(csv, Catch::Contains("custom-call.4"));
   CHECK_THAT(csv, Catch::EndsWith(",,,,,\n"));
@@ -221,7 +227,7 @@ TEST_CASE("expected: HTML shows the three figures, both ranked lists and the cal
   CHECK_THAT(html, Catch::Contains("<h2>Worth fixing</h2>"));
   CHECK_THAT(html, Catch::Contains("<h2>Most time lost against the roofline</h2>"));
   CHECK_THAT(html, Catch::Contains("<th>expected</th><th>ratio</th><th>x expected</th>"));
-  CHECK_THAT(html, Catch::Contains("<th>expected on tpu-v6e</th>"));
+  CHECK_THAT(html, Catch::Contains("<th>time on tpu-v6e</th><th>method on tpu-v6e</th>"));
   CHECK_THAT(html, Catch::Contains("calibration: fit to &lt;3&gt; ops &amp; &quot;friends&quot;"));
   CHECK(html.find("fit to <3>") == std::string::npos);
   CHECK_THAT(html, Catch::Contains("79.0 ms"));  // total expected

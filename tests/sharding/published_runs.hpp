@@ -156,6 +156,15 @@ struct PublishedRunRow {
   double no_overlap_mfu = 0;   // TrainingStep::mfu_no_overlap
   double model_compute_s = 0;  // TrainingStep::t_compute_s
   double model_ici_s = 0;      // the step's collectives one after another (roofline.t_ici_s)
+  // The expected step's terms (detail/training_expected.hpp): C, the
+  // calibrated compute times the bubble; E, what it exposes (TP and
+  // pipeline transfers, the excess of the rest); H, the transfers it hides
+  // (FSDP, gradient all-reduce, host offload), all of them; and of H the
+  // gradient all-reduce (over DCN where the run has several slices).
+  double expected_compute_s = 0;
+  double expected_exposed_s = 0;
+  double hidden_s = 0;
+  double grad_sync_s = 0;
   std::vector<int> laid_shape;  // the slice shape make_mesh laid the mesh on
   std::vector<int> run_shape;   // the run's physical slice shape
   double memory_gib = 0;       // per chip, as modelled
@@ -360,6 +369,15 @@ inline absl::StatusOr<PlannerPlacing> place_in_plan(const PublishedRun& r, const
 }
 
 // The run's mesh and layout on its chip, through the checked C++ API.
+// The expected time of every transfer the expected step hides under
+// compute (detail::step::overlap_of: FSDP, gradient all-reduce, host offload).
+inline double hidden_s(const TrainingStep& step) {
+  double h = 0;
+  for (int i = 0; i < static_cast<int>(step.parts.size()); ++i)
+    if (detail::step::overlap_of(i) == detail::step::Overlap::kHidden) h += step.parts[static_cast<std::size_t>(i)].expected_s;
+  return h;
+}
+
 inline absl::StatusOr<PublishedRunRow> evaluate(const PublishedRun& r) {
   ROOFLINE_ASSIGN_OR_RETURN(const Chip* spec, find_chip(r.chip));
   const Chip c = run_chip(r, *spec);
@@ -389,6 +407,10 @@ inline absl::StatusOr<PublishedRunRow> evaluate(const PublishedRun& r) {
                          .no_overlap_mfu = step.mfu_no_overlap,
                          .model_compute_s = step.t_compute_s,
                          .model_ici_s = step.roofline.t_ici_s,
+                         .expected_compute_s = step.expected_compute_s,
+                         .expected_exposed_s = step.expected_exposed_s,
+                         .hidden_s = hidden_s(step),
+                         .grad_sync_s = step.parts[detail::step::kGradSync].expected_s,
                          .laid_shape = mesh.slice_shape,
                          .run_shape = r.slice_shape,
                          .memory_gib = step.memory.total_bytes / kGiB,

@@ -160,6 +160,66 @@ inline std::string not_ranked_list(std::span<const PublishedRunRow> rows) {
   return out.str();
 }
 
+// The run with one slice of the same layout ("-2x-" -> "-1x-" in the
+// name); nullptr where there is none.
+inline const PublishedRunRow* one_slice_twin(std::span<const PublishedRunRow> rows, const PublishedRunRow& r) {
+  const std::size_t x = r.name.find("x-");
+  if (x == std::string::npos) return nullptr;
+  const std::size_t dash = r.name.rfind('-', x);
+  if (dash == std::string::npos || r.name.substr(dash + 1, x - dash - 1) == "1") return nullptr;
+  const std::string twin = r.name.substr(0, dash + 1) + "1" + r.name.substr(x);
+  for (const PublishedRunRow& t : rows)
+    if (t.name == twin) return &t;
+  return nullptr;
+}
+
+// Which term of the expected step a run's miss lies in (within +-15 %:
+// none). Measured m, expected C + E (+ what H leaves exposed):
+// - "compute": m > 1.15 (C + E + H): even with every hidden transfer
+//   exposed the model is short, so the missing time is in what it calls
+//   compute (matmul rate, non-matmul work, what XLA adds);
+// - "overlap": m within C + E + H's reach: the transfers hidden under
+//   compute would cover it if they were not hidden;
+// - "TP exposure": m < 0.85 expected, with TP collectives exposed: hiding
+//   part of them (XLA's collective matmuls) would meet it.
+inline std::string miss_term(const PublishedRunRow& r) {
+  const double ratio = r.step_time_s / r.expected_s;
+  if (std::abs(ratio - 1) <= 0.15) return "-";
+  if (ratio < 1) return r.expected_exposed_s > 0 ? "TP exposure" : "compute (too slow)";
+  const double all_exposed_s = r.expected_compute_s + r.expected_exposed_s + r.hidden_s;
+  return r.step_time_s > 1.15 * all_exposed_s ? "compute" : "overlap";
+}
+
+// Per case, the expected step's terms against the measured step, and for a
+// run on several slices, how much its step grows over one slice of the same
+// layout against the gradient all-reduce the model adds (and hides).
+inline std::string terms_table(std::span<const PublishedRunRow> rows) {
+  std::ostringstream out;
+  out << "| case | step (s) | expected (s) | measured/expected | C compute (s) | E exposed (s) | H hidden (s) | "
+         "measured/(C+E+H) | compute it would take, (step - E)/C | over one slice: measured (s) | "
+         "gradient all-reduce (s) | term |\n"
+      << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  char buf[512];
+  for (const PublishedRunRow& r : rows) {
+    const PublishedRunRow* twin = one_slice_twin(rows, r);
+    const double all_exposed_s = r.expected_compute_s + r.expected_exposed_s + r.hidden_s;
+    std::string growth = "-", grad = "-";
+    if (twin) {
+      std::snprintf(buf, sizeof buf, "%+.3f", r.step_time_s - twin->step_time_s);
+      growth = buf;
+      std::snprintf(buf, sizeof buf, "%.3f", r.grad_sync_s);
+      grad = buf;
+    }
+    std::snprintf(buf, sizeof buf, "| %s | %.3f | %.3f | %.2f | %.3f | %.3f | %.3f | %.2f | %.2fx | %s | %s | %s |\n",
+                  r.name.c_str(), r.step_time_s, r.expected_s, r.step_time_s / r.expected_s, r.expected_compute_s,
+                  r.expected_exposed_s, r.hidden_s, r.step_time_s / all_exposed_s,
+                  (r.step_time_s - r.expected_exposed_s) / r.expected_compute_s, growth.c_str(), grad.c_str(),
+                  miss_term(r).c_str());
+    out << buf;
+  }
+  return out.str();
+}
+
 // `text` between the markers scripts/docs_sync.py looks for in a page.
 inline std::string docs_block(const std::string& name, const std::string& text) {
   return "<!-- generated: " + name + " (scripts/docs_sync.py) -->\n" + text + "<!-- end of generated: " + name +

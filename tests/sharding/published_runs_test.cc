@@ -240,10 +240,13 @@ TEST_CASE("published runs: the tables of docs/planner_validation.md") {
   CHECK(std::count(targets.begin(), targets.end(), '\n') == 2 + 3);
   const std::string not_ranked = roofline::testing::not_ranked_list(rows());
   CHECK(std::count(not_ranked.begin(), not_ranked.end(), '\n') == c.cases - c.ranked);
-  std::printf("%s\n%s\n%s\n%s", docs_block("published-runs-targets", targets).c_str(),
+  const std::string terms = roofline::testing::terms_table(rows());
+  CHECK(std::count(terms.begin(), terms.end(), '\n') == 2 + c.cases);
+  std::printf("%s\n%s\n%s\n%s\n%s", docs_block("published-runs-targets", targets).c_str(),
               docs_block("published-runs-table", roofline::testing::markdown_table(rows())).c_str(),
               docs_block("published-runs-remat-free", roofline::testing::remat_free_table(rows())).c_str(),
-              docs_block("published-runs-not-ranked", not_ranked).c_str());
+              docs_block("published-runs-not-ranked", not_ranked).c_str(),
+              docs_block("published-runs-terms", terms).c_str());
 }
 
 TEST_CASE("published runs: a bad case is refused with the file and the place") {

@@ -80,7 +80,10 @@ struct MatchedOp {
   // prediction.
   CostClass cost_class = CostClass::kMemory;
   std::optional<double> expected_s = {};
+  // On the what-if chip: the time of one occurrence by the method the
+  // evidence supports (roofline/match/target.hpp), and that method.
   std::optional<double> target_expected_s = {};
+  TargetMethod target_method = TargetMethod::kModelled;
 };
 
 // Steps 1 to 5 on one trace. Holds pointers into the trace, the chips and

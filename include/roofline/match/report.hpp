@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "roofline/calibration.hpp"
+#include "roofline/expected/scale.hpp"
 #include "roofline/predict.hpp"
 
 namespace roofline {
@@ -85,8 +86,12 @@ struct OpReport {
   double lost_expected_s = 0;  // measured - expected (time lost against the calibrated expectation)
   // What-if on --target-chip.
   std::optional<double> target_predicted_s;
+  // The time on the target by target_method: the measured time (same
+  // chip), the measured time scaled (Habitat), or the target's expected
+  // time (roofline/match/target.hpp).
   std::optional<double> target_expected_s;
   std::optional<Bound> target_bound;
+  std::optional<TargetMethod> target_method;
 
   // The dtype the op computes in: empty when it is not predicted or does
   // no work of its own.

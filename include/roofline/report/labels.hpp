@@ -3,6 +3,7 @@
 // shown, and the headline of a report in which nothing was predicted.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -44,12 +45,22 @@ double expected_ratio(const OpReport& op);
 std::string calibration_label(const std::string& origin);
 
 // The predicted ops' totals on the what-if chip (--target-chip): roofline
-// and expected, summed over the ops that have them.
+// and time on the target (OpReport::target_expected_s), summed over the ops
+// that have them, and that time split by the method that found it
+// (TargetMethod: modelled, scaled, measured), with its ops counted.
 struct TargetTotals {
   double predicted_s = 0;
   double expected_s = 0;
+  double measured_s = 0;  // the same ops' measured time on the report's chip
+  std::array<double, 3> method_s{};
+  std::array<int, 3> method_ops{};
 };
 TargetTotals target_totals(const Report& report);
+
+// "120 ops scaled from their measured time (Habitat wave scaling) 41.2 ms,
+// 117 modelled by the target's expected time 250 ms": the methods of the
+// what-if's time, those with ops.
+std::string target_methods_text(const TargetTotals& t);
 
 // When no op of the report has a prediction: the headline that says so and
 // why ("nothing could be predicted: 12 ops, 3.2 ms; main reasons: ..."),
