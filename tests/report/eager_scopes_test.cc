@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -206,4 +208,25 @@ TEST_CASE("eager scopes: huge names are cut, overlapping and unclosed ranges sta
   REQUIRE(open.ok());
   CHECK(kernel_scope(*open).empty());
   CHECK(any_warning(*open, "never ended"));
+}
+
+TEST_CASE("eager scopes: files read as one job keep each one's scopes", "[scope][kineto][cli]") {
+  // A first file with a scope of its own: the fixture's scopes are numbered
+  // after it in the merged trace (read_measured, merge_part).
+  const std::filesystem::path dir = roofline::testing::fresh_temp_dir("eager_scopes", "job");
+  std::ofstream(dir / "a.json") << one_launch(range("other", 0, 100), 50);
+  const std::string fixture = roofline::testing::test_data(kFixture).string();
+  const auto out = run_cli("report '" + (dir / "a.json").string() + "' '" + fixture +
+                           "' --chip h100-sxm --by scope --format json");
+  REQUIRE(out.exit_code == 0);
+  const auto j = nlohmann::json::parse(out.out);
+  std::vector<std::string> paths;
+  for (const auto& c : j["scopes"]["children"]) {
+    paths.push_back(c["path"]);
+    for (const auto& g : c["children"])
+      for (const auto& l : g["children"]) paths.push_back(l["path"]);
+  }
+  CHECK(std::find(paths.begin(), paths.end(), "other") != paths.end());
+  CHECK(std::find(paths.begin(), paths.end(), "forward/Net_0/Linear_1") != paths.end());
+  CHECK(std::find(paths.begin(), paths.end(), "optimizer") != paths.end());
 }
