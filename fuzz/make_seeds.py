@@ -8,6 +8,12 @@ Seeds give libFuzzer a start on each path a real trace takes:
                           own op (B,S,H,D), and a matmul with a zero-size
                           dimension ([[64, 0], [0, 256]]): the report's
                           costing from input shapes (src/match/cost_input_dims.cc).
+  kineto_scopes.json      kernels launched under record_function and
+                          nn.Module ranges, a GPU annotation, ranges that
+                          overlap without nesting and one never closed
+                          (src/trace/chrome/kineto_scopes.cc).
+  kineto_scopes_deep.json ranges nested 200 deep (past the 64-range cap)
+                          and a 4 kB range name (past the 256-byte cut).
   blank_bomb.json.gz      a small trace followed by 8 MiB of blanks, gzip'd
                           to about 8 kB: the streamed inflate path.
   gzip_stat.xplane.pb     an XSpace whose op category is a gzip'd string
@@ -158,6 +164,22 @@ def host_gaps():
     return f_bytes(1, host) + f_bytes(1, tpu) + f_bytes(4, "tpu-host")
 
 
+def scope_trace(ranges, launch_us):
+    """A Kineto trace: `ranges` (name, cat, ts, dur) on the host thread and
+    one kernel whose launch starts at `launch_us`, inside a GPU annotation."""
+    ev = [{"ph": "X", "cat": c, "name": n, "pid": 1, "tid": 1, "ts": ts, "dur": dur} for n, c, ts, dur in ranges]
+    ev += [{"ph": "B", "cat": "user_annotation", "name": "never closed", "pid": 1, "tid": 1, "ts": 1},
+           {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": launch_us - 1, "dur": 3,
+            "args": {"External id": 5, "Input Dims": [[8, 8], [8, 8]], "Input type": ["float", "float"]}},
+           {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": launch_us,
+            "dur": 1, "args": {"External id": 5, "correlation": 9}},
+           {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 9000, "dur": 2,
+            "args": {"External id": 5, "correlation": 9, "device": 0, "stream": 7}},
+           {"ph": "X", "cat": "gpu_user_annotation", "name": "gpu range", "pid": 0, "tid": 7, "ts": 8990, "dur": 20}]
+    return json.dumps({"deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}],
+                       "traceEvents": ev}).encode()
+
+
 def write(target, name, data):
     d = os.path.join(CORPUS, target)
     os.makedirs(d, exist_ok=True)
@@ -169,6 +191,13 @@ def main():
     for name, ops in KINETO.items():
         for target in ("report_fuzz", "trace_json_fuzz"):
             write(target, name, kineto(ops))
+    nested = [("ProfilerStep#1", "user_annotation", 0, 100), ("forward", "user_annotation", 2, 90),
+              ("nn.Module: Net_0", "python_function", 3, 80), ("a", "user_annotation", 4, 40),
+              ("b", "user_annotation", 30, 40)]
+    deep = [("r%d" % (i % 5), "user_annotation", i * 0.001, 100 - i * 0.002) for i in range(200)]
+    for target in ("report_fuzz", "trace_json_fuzz"):
+        write(target, "kineto_scopes.json", scope_trace(nested, 35))
+        write(target, "kineto_scopes_deep.json", scope_trace(deep + [("x" * 4096, "user_annotation", 4, 60)], 50))
     small = kineto(KINETO["kineto_bmm.json"])
     write("trace_json_fuzz", "blank_bomb.json.gz", gz(small + b" " * (8 << 20)))
     gz_stat = xspace([b"non-fusion elementwise", b"convolution fusion"])

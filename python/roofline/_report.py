@@ -133,10 +133,16 @@ class Report:
     """A measured trace against the roofline of every op in it: what
     `roofline report` prints, made once and rendered on demand."""
 
-    def __init__(self, core: _core.TraceReport):
+    def __init__(self, core: _core.TraceReport, source: Optional[dict] = None):
         self._core = core
         self._json: Optional[dict] = None
         self._summary: Optional[ReportSummary] = None
+        self._source = source  # roofline.report's arguments: the views below read the trace again
+
+    def _whole(self, view: str, top: int = 15) -> str:
+        if self._source is None:
+            raise ValueError("this report was not made by roofline.report(path, ...): no trace to read again")
+        return _core.trace_whole_view(**self._source, view=view, top=top)
 
     def _value(self) -> dict:
         if self._json is None:
@@ -220,6 +226,34 @@ class Report:
         (text, md, json, csv, or html: a collapsible tree)."""
         return self._core.render_scopes(format, depth)
 
+    def steps(self) -> dict:
+        """Per step: time, busy, duty cycle, the largest gaps with the host's
+        activity in them, variance, and the roofline and MFU of the ops that
+        started in it: `roofline report TRACE --by step --format json` (keys
+        chip, devices). The report keeps no events, so this reads the trace
+        again, whole, with the report's arguments. docs/report.md, "By step"."""
+        import json
+
+        return json.loads(self._whole("steps"))
+
+    def steps_to(self, format: str = "text", top: int = 15) -> str:
+        """As `roofline report --by step --format FORMAT --top TOP` prints it (text or json)."""
+        if format not in ("text", "json"):
+            raise ValueError(f"format: expected text or json, got {format!r}")
+        return self._whole("steps_text" if format == "text" else "steps", top)
+
+    def to_perfetto(self, path: Optional[PathLike] = None) -> str:
+        """The timeline `roofline report --format perfetto` writes: Chrome
+        trace-event JSON with the measured ops and, per device, their expected
+        and roofline durations, gaps and counters (docs/report.md,
+        "Timeline"). Written to `path` when given; the text is returned
+        either way. Reads the trace again, whole, as steps() does."""
+        out = self._whole("perfetto")
+        if path is not None:
+            with open(os.fspath(path), "w", encoding="utf-8") as f:
+                f.write(out)
+        return out
+
     def to_pandas(self):
         """The ops as a pandas DataFrame, one row per op (columns: the keys of .ops)."""
         first = ("name", "module", "count", "measured_s", "predicted_s", "expected_s", "bound")
@@ -235,9 +269,28 @@ class Stats:
     """Op statistics of a measured trace, as `roofline stats` computes them:
     per device (busy, idle, duty cycle, steps, idle gaps) and per op."""
 
-    def __init__(self, core: _core.TraceStats):  # roofline.stats / StatsPartial.stats
+    def __init__(self, core: _core.TraceStats, source: Optional[dict] = None):  # roofline.stats / StatsPartial.stats
         self._core = core
         self._json: Optional[dict] = None
+        self._source = source  # roofline.stats' arguments, for steps()
+
+    def steps(self, format: str = "json", top: int = 500):
+        """Per step of each device: time, busy, duty cycle, the largest idle
+        gaps with the host's activity in them, and variance, as `roofline
+        stats TRACE --by step` computes them: a dict (format "json", the keys
+        of its JSON: devices) or the text (format "text", `top` steps a
+        device). Reads the trace again, whole (steps need its events);
+        ValueError for statistics merged from partials, which keep none."""
+        if self._source is None:
+            raise ValueError("these statistics were not read by roofline.stats(path, ...): no trace to read again")
+        if format not in ("text", "json"):
+            raise ValueError(f"format: expected text or json, got {format!r}")
+        out = _core.trace_steps(**self._source, format=format, top=top)
+        if format == "text":
+            return out
+        import json
+
+        return json.loads(out)
 
     def _value(self) -> dict:
         if self._json is None:
@@ -322,8 +375,9 @@ def report(path: PathLike, chip=None, target_chip=None, hlo=None, calibration=No
     Raises FileNotFoundError for a file that is not there, ValueError for
     anything else (a damaged trace: the file and the byte offset or line:col).
     """
-    return Report(_core.trace_report(path, chip=_chip(chip), target_chip=_chip(target_chip), hlo=_paths(hlo),
-                                     calibration=calibration, device=device, **_read_limits(read_limits)))
+    args = dict(path=path, chip=_chip(chip), target_chip=_chip(target_chip), hlo=_paths(hlo),
+                calibration=calibration, device=device, **_read_limits(read_limits))
+    return Report(_core.trace_report(**args), source=args)
 
 
 class Diff:
@@ -401,11 +455,13 @@ def stats(
     device planes whose host planes hold more is read without its host
     timelines (`--host-timelines-up-to`; None reads them always). Errors as
     report()."""
+    limits = _read_limits(read_limits)
     return Stats(
         _core.trace_stats(
-            path, device=device, host_timelines_up_to_bytes=_host_bound(host_timelines_up_to_bytes),
-            **_read_limits(read_limits),
-        )
+            path, device=device, host_timelines_up_to_bytes=_host_bound(host_timelines_up_to_bytes), **limits,
+        ),
+        source=dict(path=path, device=device, host_timelines_up_to_bytes=_host_bound(host_timelines_up_to_bytes),
+                    **limits),
     )
 
 

@@ -28,7 +28,9 @@
 #include "roofline/report/diff.hpp"
 #include "roofline/report/json.hpp"
 #include "roofline/report/render.hpp"
+#include "roofline/report/perfetto.hpp"
 #include "roofline/report/scopes.hpp"
+#include "roofline/report/steps.hpp"
 #include "roofline/report/stats_text.hpp"
 #include "roofline/trace/read.hpp"
 
@@ -68,6 +70,13 @@ std::string inputs_text(const std::vector<std::string>& inputs) {
   return text;
 }
 
+// roofline.calibrate()'s result, or the file `roofline calibrate` wrote.
+CalibrationFile calibration_of(const nb::object& calibration) {
+  if (nb::isinstance<CalibrationFile>(calibration)) return nb::cast<CalibrationFile>(calibration);
+  const std::string calibration_path = path_from(calibration);
+  return value(read_calibration_file(calibration_path), &calibration_path);
+}
+
 TraceReport make_trace_report(const nb::handle& path_arg, const Chip* chip, const Chip* target_chip,
                               const std::vector<std::string>& hlo, const nb::object& calibration,
                               std::optional<int> device, const TraceReadOptions& limits) {
@@ -77,14 +86,8 @@ TraceReport make_trace_report(const nb::handle& path_arg, const Chip* chip, cons
   std::vector<HloModule> modules;
   for (const std::string& file : hlo) modules.push_back(value(read_hlo_file(file), &file));
   if (!modules.empty()) options.hlo_modules = &modules;
-  CalibrationFile calibration_file;
   const bool calibrated = !calibration.is_none();
-  if (calibrated && nb::isinstance<CalibrationFile>(calibration)) {
-    calibration_file = nb::cast<CalibrationFile>(calibration);  // roofline.calibrate()'s result
-  } else if (calibrated) {
-    const std::string calibration_path = path_from(calibration);
-    calibration_file = value(read_calibration_file(calibration_path), &calibration_path);
-  }
+  const CalibrationFile calibration_file = calibrated ? calibration_of(calibration) : CalibrationFile{};
 
   // Each file measured and its events dropped as it is read, as the CLI's
   // report (roofline/measure/measured.hpp; read_measured reads no host
@@ -112,6 +115,73 @@ TraceReport make_trace_report(const nb::handle& path_arg, const Chip* chip, cons
   }
   out.report = value(std::move(report), &path);
   return out;
+}
+
+// The report's views that need the trace's events, read whole as the CLI
+// reads it for them: `report --by step` (view "steps": JSON, "steps_text")
+// and `report --format perfetto` (view "perfetto").
+std::string whole_trace_view(const nb::handle& path_arg, const Chip* chip, const Chip* target_chip,
+                             const std::vector<std::string>& hlo, const nb::object& calibration,
+                             std::optional<int> device, const TraceReadOptions& limits, const std::string& view,
+                             int top) {
+  if (view != "steps" && view != "steps_text" && view != "perfetto")
+    throw nb::value_error(("view: expected steps, steps_text or perfetto, got '" + view + "'").c_str());
+  if (top < 1) throw nb::value_error("top: expected a positive integer");
+  const std::vector<std::string> inputs = trace_inputs(path_arg);
+  const std::string path = inputs_text(inputs);
+  ReportOptions options{.chip = chip, .target_chip = target_chip, .device_id = device};
+  std::vector<HloModule> modules;
+  for (const std::string& file : hlo) modules.push_back(value(read_hlo_file(file), &file));
+  if (!modules.empty()) options.hlo_modules = &modules;
+  const bool calibrated = !calibration.is_none();
+  const CalibrationFile calibration_file = calibrated ? calibration_of(calibration) : CalibrationFile{};
+  absl::StatusOr<Trace> read;
+  {
+    nb::gil_scoped_release release;
+    read = read_traces(inputs, limits);
+  }
+  check(read.status(), failed_input(inputs, read.status()));
+  const Trace& trace = *read;
+  std::string out;
+  absl::Status status;
+  {
+    nb::gil_scoped_release release;
+    if (calibrated) use_calibration_file(trace, calibration_file, options);
+    if (view == "perfetto") {
+      absl::StatusOr<Match> m = match(trace, options);
+      if (m.ok()) out = render_perfetto(*m).json;
+      status = m.status();
+    } else {
+      absl::StatusOr<Report> report = make_report(trace, options, kPythonWords);
+      if (report.ok()) {
+        const StepBreakdown steps = compute_step_breakdown(trace, StepBreakdownOptions{.device_id = device});
+        out = view == "steps" ? report_steps_json(*report, steps).dump() + "\n"
+                              : render_report_steps_text(*report, steps, static_cast<std::size_t>(top));
+      }
+      status = report.status();
+    }
+  }
+  check(status, &path);
+  return out;
+}
+
+// `roofline stats --by step` (view "json" or "text").
+std::string trace_steps_view(const nb::handle& path_arg, std::optional<int> device, const TraceReadOptions& limits,
+                             const std::string& format, int top) {
+  if (format != "json" && format != "text")
+    throw nb::value_error(("format: expected text or json, got '" + format + "'").c_str());
+  if (top < 1) throw nb::value_error("top: expected a positive integer");
+  const std::vector<std::string> inputs = trace_inputs(path_arg);
+  absl::StatusOr<Trace> read;
+  {
+    nb::gil_scoped_release release;
+    read = read_traces(inputs, limits);
+  }
+  check(read.status(), failed_input(inputs, read.status()));
+  nb::gil_scoped_release release;
+  const StepBreakdown b = compute_step_breakdown(*read, StepBreakdownOptions{.device_id = device});
+  if (format == "json") return steps_json(b).dump() + "\n";
+  return render_steps_text(b, static_cast<std::size_t>(top));
 }
 
 TraceStatsRead make_trace_stats(const nb::handle& path_arg, std::optional<int> device,
@@ -231,6 +301,39 @@ void bind_trace(nb::module_& m) {
       "max_decompressed_bytes"_a = nb::none(), "jobs"_a = nb::none(),
       "roofline.stats without the Python conveniences.");
   m.attr("STATS_HOST_TIMELINES_UP_TO_BYTES") = kStatsHostTimelinesUpToBytes;
+
+  m.def(
+      "trace_whole_view",
+      [](const nb::handle& path, const Chip* chip, const Chip* target_chip, const std::vector<std::string>& hlo,
+         const nb::object& calibration, std::optional<int> device, const std::string& view, int top,
+         std::optional<std::uint64_t> max_events, std::optional<std::uint64_t> max_ops,
+         std::optional<std::uint64_t> max_inflated_bytes, std::optional<std::uint64_t> max_decompressed_bytes,
+         std::optional<int> jobs) {
+        return text(whole_trace_view(path, chip, target_chip, hlo, calibration, device,
+                                     read_options(max_events, max_ops, max_inflated_bytes, max_decompressed_bytes, jobs),
+                                     view, top));
+      },
+      "path"_a, "chip"_a.none() = nb::none(), "target_chip"_a.none() = nb::none(),
+      "hlo"_a = std::vector<std::string>{}, "calibration"_a = nb::none(), "device"_a = nb::none(), "view"_a = "steps",
+      "top"_a = 15, "max_events"_a = nb::none(), "max_ops"_a = nb::none(), "max_inflated_bytes"_a = nb::none(),
+      "max_decompressed_bytes"_a = nb::none(), "jobs"_a = nb::none(),
+      "Report.steps / Report.to_perfetto without the Python conveniences: the trace read whole.");
+
+  m.def(
+      "trace_steps",
+      [](const nb::handle& path, std::optional<int> device, const std::string& format, int top,
+         std::optional<std::uint64_t> host_timelines_up_to_bytes, std::optional<std::uint64_t> max_events,
+         std::optional<std::uint64_t> max_ops, std::optional<std::uint64_t> max_inflated_bytes,
+         std::optional<std::uint64_t> max_decompressed_bytes, std::optional<int> jobs) {
+        // As `roofline stats --by step` reads (its --host-timelines-up-to).
+        TraceReadOptions read = read_options(max_events, max_ops, max_inflated_bytes, max_decompressed_bytes, jobs);
+        read.host_timelines_up_to_bytes = host_timelines_up_to_bytes;
+        return text(trace_steps_view(path, device, read, format, top));
+      },
+      "path"_a, "device"_a = nb::none(), "format"_a = "json", "top"_a = 500,
+      "host_timelines_up_to_bytes"_a.none() = kStatsHostTimelinesUpToBytes, "max_events"_a = nb::none(),
+      "max_ops"_a = nb::none(), "max_inflated_bytes"_a = nb::none(), "max_decompressed_bytes"_a = nb::none(),
+      "jobs"_a = nb::none(), "Stats.steps without the Python conveniences: the trace read whole.");
 
   nb::class_<TraceDiff>(m, "TraceDiff", "Two reports compared (roofline.diff wraps it).")
       .def(

@@ -9,9 +9,11 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "roofline/detail/cat.hpp"
 #include "roofline/format/units.hpp"
+#include "roofline/match/group.hpp"
 #include "roofline/measure/measured.hpp"
 #include "roofline/measure/op_stats.hpp"
 #include "roofline/measure/skew.hpp"
@@ -237,9 +239,26 @@ StepMix mix_in(const std::vector<TimedOccurrence>& timeline, const Step& st, std
 void add_steps(const Match& m, Report& r) {
   const Trace& trace = *m.trace;
   std::vector<StepSummary>& steps = r.summary.steps;
+  const std::vector<std::uint32_t> unscoped = trace.scopes.empty() ? std::vector<std::uint32_t>() : unscoped_calls(trace);
   for (std::size_t di : m.devices) {
     const Device& d = trace.devices[di];
     const MeasuredDevice& md = m.measured.devices[di];
+    // Occurrences that differ only by their call's scope (CallInfo::scope)
+    // count as the first of them: a step sums as it would without scopes.
+    std::vector<std::uint32_t> first;
+    if (!unscoped.empty()) {
+      std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> seen;
+      for (std::uint32_t k = 0; k < md.ops.size(); ++k) {
+        const OpOccurrences& o = md.ops[k];
+        first.push_back(seen.try_emplace({o.op, o.call == kNoCall ? kNoCall : unscoped[o.call]}, k).first->second);
+      }
+    }
+    auto unscoped_mix = [&](const StepMix& mix) {
+      if (first.empty()) return mix;
+      std::map<std::uint32_t, std::int64_t> by;
+      for (const auto& [k, n] : mix) by[first[k]] += n;
+      return StepMix(by.begin(), by.end());
+    };
     if (d.steps.empty()) {
       if (trace.host_steps.empty()) break;
       if (!md.timeline) {
@@ -251,14 +270,14 @@ void add_steps(const Match& m, Report& r) {
       for (const Step& st : trace.host_steps) {
         if (steps.size() >= kMaxReportSteps) break;
         std::int64_t busy_ps = 0;
-        const StepMix mix = mix_in(*md.timeline, st, busy_ps);
+        const StepMix mix = unscoped_mix(mix_in(*md.timeline, st, busy_ps));
         steps.push_back(step_summary(m, r.ops, di, st, busy_ps, mix, r.peak_flops_per_s));
       }
       break;
     }
     for (std::size_t i = 0; i < md.steps.size() && steps.size() < kMaxReportSteps; ++i)
-      steps.push_back(step_summary(m, r.ops, di, d.steps[i], md.steps[i].busy_ps, md.step_mixes[md.steps[i].mix],
-                                   r.peak_flops_per_s));
+      steps.push_back(step_summary(m, r.ops, di, d.steps[i], md.steps[i].busy_ps,
+                                   unscoped_mix(md.step_mixes[md.steps[i].mix]), r.peak_flops_per_s));
   }
 }
 

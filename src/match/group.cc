@@ -2,7 +2,10 @@
 #include "roofline/match/group.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "roofline/detail/cat.hpp"
 
@@ -16,14 +19,44 @@ using detail::cat;
 // bytes or message) is grouped with every kernel that op launched on the
 // same shapes: cuBLAS split-K's GEMM and reduction, cuDNN's transpose and
 // convolution are one op, costed once.
-std::string group_key(const Trace& t, const OpOccurrences& o) {
+// `call` is the call without its scope (unscoped_calls).
+std::string group_key(const Trace& t, const OpOccurrences& o, std::uint32_t call) {
   const OpInfo& op = t.ops[o.op];
   if (is_xla_op(op)) return cat("x|", op.module, "|", op.program_id.value_or(0), "|", op.name);
-  if (o.call != kNoCall && op.category == "kernel" && t.calls[o.call].collective.empty() &&
-      !t.calls[o.call].launcher.empty())
-    return cat("c|", o.call);
-  return cat("e|", o.op, "|", o.call);
+  if (call != kNoCall && op.category == "kernel" && t.calls[call].collective.empty() &&
+      !t.calls[call].launcher.empty())
+    return cat("c|", call);
+  return cat("e|", o.op, "|", call);
 }
+
+}  // namespace
+
+std::vector<std::uint32_t> unscoped_calls(const Trace& t) {
+  std::vector<std::uint32_t> out(t.calls.size());
+  if (t.scopes.empty()) {
+    for (std::uint32_t i = 0; i < out.size(); ++i) out[i] = i;
+    return out;
+  }
+  std::unordered_map<std::string, std::uint32_t> index;
+  for (std::uint32_t i = 0; i < out.size(); ++i) {
+    CallInfo c = t.calls[i];
+    c.scope = kNoScopePath;
+    c.scope_kinds = 0;
+    if (c == CallInfo{}) {
+      out[i] = kNoCall;
+      continue;
+    }
+    auto opt = [](const std::optional<std::int64_t>& v) { return v ? cat(*v) : std::string("-"); };
+    const std::string key = cat(c.launcher, "\x1f", c.input_dims, "\x1f", c.input_types, "\x1f", c.concrete_inputs,
+                                "\x1f", c.collective, "\x1f", c.dtype, "\x1f", c.process_group, "\x1f",
+                                opt(c.in_msg_nelems), "\x1f", opt(c.out_msg_nelems), "\x1f", opt(c.group_size),
+                                "\x1f", opt(c.copy_bytes));
+    out[i] = index.try_emplace(key, i).first->second;
+  }
+  return out;
+}
+
+namespace {
 
 }  // namespace
 
@@ -62,12 +95,14 @@ OpGroups group_ops(const Trace& trace, const MeasuredTrace& measured, std::span<
   std::unordered_map<std::string, std::size_t> by_key;
   std::vector<std::vector<DurationRun>> runs;  // per group, all its devices' runs, merged at the end
   out.occurrence_group.resize(trace.devices.size());
+  const std::vector<std::uint32_t> unscoped = unscoped_calls(trace);
   for (std::size_t di : devices) {
     for (const OpOccurrences& o : measured.devices[di].ops) {
-      auto [it, fresh] = by_key.try_emplace(group_key(trace, o), out.groups.size());
+      const std::uint32_t call = o.call == kNoCall ? kNoCall : unscoped[o.call];
+      auto [it, fresh] = by_key.try_emplace(group_key(trace, o, call), out.groups.size());
       if (fresh) {
         OpGroup g{.op = o.op, .xla = is_xla_op(trace.ops[o.op])};
-        g.call = g.xla ? kNoCall : o.call;
+        g.call = g.xla ? kNoCall : call;
         out.groups.push_back(std::move(g));
         runs.emplace_back();
       }
@@ -75,6 +110,13 @@ OpGroups group_ops(const Trace& trace, const MeasuredTrace& measured, std::span<
       g.per_kernel[o.op] += o.count;
       g.per_kernel_ps[o.op] += o.self_ps;
       g.self_ps += o.self_ps;
+      if (!g.xla && !trace.scopes.empty()) {
+        const CallInfo* c = o.call == kNoCall ? nullptr : &trace.calls[o.call];
+        ScopeTally& s = g.per_scope[c ? c->scope : kNoScopePath];
+        s.count += o.count;
+        s.self_ps += o.self_ps;
+        if (c) s.kinds |= c->scope_kinds;
+      }
       runs[it->second].insert(runs[it->second].end(), o.runs.begin(), o.runs.end());
       out.occurrence_group[di].push_back(static_cast<std::uint32_t>(it->second));
     }

@@ -183,7 +183,7 @@ detail::PartRemap detail::merge_part(TraceMerge& into, Trace part, const std::st
   PartRemap remap{.ops = std::vector<std::uint32_t>(part.ops.size()),
                   .calls = std::vector<std::uint32_t>(part.calls.size())};
   for (std::size_t i = 0; i < part.ops.size(); ++i) remap.ops[i] = b.intern_op(std::move(part.ops[i]));
-  for (std::size_t i = 0; i < part.calls.size(); ++i) remap.calls[i] = b.intern_call(std::move(part.calls[i]));
+  for (std::size_t i = 0; i < part.calls.size(); ++i) remap.calls[i] = b.intern_call(b.rebased_call(std::move(part.calls[i]), part));
   auto renumber = [&](Device& d) {
     for (Event& e : d.events) {
       e.op = remap.ops[e.op];
@@ -223,7 +223,7 @@ bool detail::join_host_timelines(Trace& t, Trace& hosts) {
   TraceBuilder b(std::move(t));
   std::vector<std::uint32_t> ops(hosts.ops.size()), calls(hosts.calls.size());
   for (std::size_t i = 0; i < hosts.ops.size(); ++i) ops[i] = b.intern_op(std::move(hosts.ops[i]));
-  for (std::size_t i = 0; i < hosts.calls.size(); ++i) calls[i] = b.intern_call(std::move(hosts.calls[i]));
+  for (std::size_t i = 0; i < hosts.calls.size(); ++i) calls[i] = b.intern_call(b.rebased_call(std::move(hosts.calls[i]), hosts));
   for (Device& h : hosts.hosts) {
     for (Event& e : h.events) {
       e.op = ops[e.op];

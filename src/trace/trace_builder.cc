@@ -138,6 +138,8 @@ TraceBuilder::TraceBuilder(Trace t) : trace_(std::move(t)) {
     call_key(trace_.calls[i]);
     call_index_.try_emplace(key_, static_cast<std::uint32_t>(i));
   }
+  for (std::size_t i = 0; i < trace_.scopes.size(); ++i)
+    scope_index_.try_emplace(trace_.scopes[i], static_cast<std::uint32_t>(i));
 }
 
 void TraceBuilder::op_key(const OpInfo& op) {
@@ -168,6 +170,17 @@ void TraceBuilder::call_key(const CallInfo& c) {
     if (*v) detail::append_one(key_, **v);
     key_.push_back('\x1f');
   }
+  if (c.scope != kNoScopePath) {
+    detail::append_one(key_, c.scope);
+    key_.push_back('\x1f');
+    detail::append_one(key_, int{c.scope_kinds});
+  }
+}
+
+std::uint32_t TraceBuilder::intern_scope(std::string path) {
+  auto [it, inserted] = scope_index_.try_emplace(path, static_cast<std::uint32_t>(trace_.scopes.size()));
+  if (inserted) trace_.scopes.push_back(std::move(path));
+  return it->second;
 }
 
 std::uint32_t TraceBuilder::intern_op(OpInfo op) {

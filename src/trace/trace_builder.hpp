@@ -76,6 +76,13 @@ class TraceBuilder {
   // share one index.
   std::uint32_t intern_op(OpInfo op);
   std::uint32_t intern_call(CallInfo call);
+  // Equal scope paths share one index into Trace::scopes.
+  std::uint32_t intern_scope(std::string path);
+  // `c` of `from` with its scope interned here.
+  CallInfo rebased_call(CallInfo c, const Trace& from) {
+    if (c.scope != kNoScopePath) c.scope = intern_scope(from.scopes[c.scope]);
+    return c;
+  }
 
   // The XLA:CPU virtual device (device_ordinal) of events of host `host`
   // (index into Trace::hosts), as (event index, ordinal) in event order: its
@@ -92,6 +99,7 @@ class TraceBuilder {
   absl::flat_hash_map<std::size_t, std::vector<std::pair<std::uint32_t, std::int32_t>>> device_ordinals_;
   absl::flat_hash_map<std::string, std::uint32_t> op_index_;
   absl::flat_hash_map<std::string, std::uint32_t> call_index_;
+  absl::flat_hash_map<std::string, std::uint32_t> scope_index_;
   // The key of an op or a call, into key_.
   void op_key(const OpInfo& op);
   void call_key(const CallInfo& c);

@@ -19,6 +19,13 @@
 
 namespace roofline {
 
+// The occurrences of an eager op that ran under one scope (CallInfo::scope).
+struct ScopeTally {
+  std::int64_t count = 0;    // occurrences, over all the op's kernels
+  std::int64_t self_ps = 0;
+  std::uint8_t kinds = 0;    // CallInfo::scope_kinds
+};
+
 // All occurrences of one op on the selected devices.
 struct OpGroup {
   std::uint32_t op = 0;          // the OpInfo (with several kernels, the one with the most time)
@@ -29,6 +36,11 @@ struct OpGroup {
   // The self time of each event, as ascending runs (per kernel, not per op run).
   std::vector<DurationRun> self_runs = {};
   bool xla = false;                      // an XLA op (it names a module or a program)
+  // Eager PyTorch ops of a trace with scopes: Trace::scopes index (or
+  // kNoScopePath) -> its occurrences. A call's scope does not split ops:
+  // one shape of aten::linear in twelve layers is one op here, split by
+  // scope only in the per-scope view (roofline/match/scope.hpp).
+  std::map<std::uint32_t, ScopeTally> per_scope = {};
 
   // Occurrences: those of `op` with several kernels (the kernel with the
   // most time runs once a run), else of its most frequent kernel.
@@ -46,6 +58,11 @@ struct OpGroups {
 };
 
 bool is_xla_op(const OpInfo& op);
+
+// Each of the trace's calls as the first call equal to it but for the scope
+// (kNoCall for a call that holds only a scope): ops group, and steps sum, as
+// if calls had no scope.
+std::vector<std::uint32_t> unscoped_calls(const Trace& t);
 
 // `devices`: indices into Trace::devices (select_devices), in the order
 // their ops are met.

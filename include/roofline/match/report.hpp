@@ -31,11 +31,24 @@ enum class MatchSource : unsigned char {
 };
 std::string_view match_source_name(MatchSource m);
 
+// The part of an eager op's occurrences that ran under one scope
+// (roofline/match/scope.hpp): the per-scope view splits the op by these.
+struct ScopeShare {
+  std::string path;              // "BertModel_0/BertEncoder_0"; empty: no scope
+  std::vector<std::string> sources;  // the kinds of range that made it ("nn.Module", "record_function")
+  double count_fraction = 0;     // of the op's occurrences: its share of roofline, expected and FLOPs
+  double time_fraction = 0;      // of the op's self time: its share of measured
+};
+
 struct OpReport {
   std::string name;
   std::string module;
   std::string scope;         // "block/mlp": name scopes around the op (roofline/match/scope.hpp); may be empty
   std::string scope_source;  // where `scope` came from: "framework op", "hlo metadata", or empty
+  // Eager PyTorch ops in a trace with scope ranges: how the op's
+  // occurrences split over scopes (then `scope` is their common part). Empty
+  // otherwise: the op is wholly in `scope`.
+  std::vector<ScopeShare> scope_shares;
   std::string category;   // compute / collective / data movement / ... (report categories)
   std::string hlo_category;  // finer category when known (e.g. "loop fusion", "matmul")
   std::string shapes;        // eager kernels: the launching op's Input Dims

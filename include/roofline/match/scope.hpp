@@ -7,7 +7,9 @@
 //   roofline::scope_from_name_stack("jit(step)/transpose(jvp(block))/mlp/dot_general");  // "block/mlp"
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "roofline/hlo/module.hpp"
@@ -20,11 +22,19 @@ namespace roofline {
 // Where an op's scope was read from (OpReport::scope_source).
 inline constexpr std::string_view kScopeFromFrameworkOp = "framework op";   // the trace's tf_op (OpInfo::framework_op)
 inline constexpr std::string_view kScopeFromHloMetadata = "hlo metadata";  // the HLO instruction's metadata op_name
+// Eager PyTorch (Kineto): the ranges around a kernel's launch or the kernel.
+inline constexpr std::string_view kScopeFromRecordFunction = "record_function";  // user_annotation
+inline constexpr std::string_view kScopeFromModule = "nn.Module";                // python_function nn.Module ranges
+inline constexpr std::string_view kScopeFromGpuAnnotation = "gpu annotation";    // gpu_user_annotation
 
 struct OpScope {
   std::string path;    // "block/mlp"; empty when the op has none
-  std::string source;  // one of the kScopeFrom* names; empty with the path
+  std::string source;  // one of the kScopeFrom* names (eager: several, joined by " + "); empty with the path
+  std::vector<ScopeShare> shares;  // eager ops of a trace with scope ranges (OpReport::scope_shares)
 };
+
+// The kScopeFrom* names of CallInfo::scope_kinds bits, in bit order.
+std::vector<std::string> scope_kind_names(std::uint8_t kinds);
 
 // A jax name stack (or a TensorFlow op name) as a scope path. The last
 // component is the primitive (dot_general, add) and goes; so do the
@@ -39,8 +49,9 @@ std::string scope_from_name_stack(std::string_view name_stack);
 
 // The scope of one grouped op: from the trace's framework op when it has
 // one, else from the metadata of the HLO instruction it was costed as
-// (`instruction`, may be null). Eager PyTorch kernels have neither: their
-// scope is empty (docs/report.md, "By scope", says what is not covered).
+// (`instruction`, may be null). Eager PyTorch kernels have neither: where
+// the trace has scope ranges (CallInfo::scope), the op's occurrences are
+// split by them into `shares`, and its path is what they have in common.
 OpScope op_scope(const Trace& trace, const OpGroup& group, const HloInstruction* instruction);
 
 // op_scope into the report's row: sets `o.scope` and `o.scope_source`.

@@ -110,8 +110,19 @@ struct CallInfo {
   // A GPU memcpy / memset's own bytes (Kineto args.bytes): kept per call so
   // that copies of different sizes are costed apart.
   std::optional<std::int64_t> copy_bytes;
+  // Eager PyTorch: the host ranges around the launch (record_function,
+  // nn.Module) and the GPU annotations around the kernel, as an index into
+  // Trace::scopes, or kNoScopePath; `scope_kinds` says which of the
+  // kScopeKind* ranges made it (docs/traces.md, "Scopes").
+  std::uint32_t scope = 0xffffffffu;
+  std::uint8_t scope_kinds = 0;
   friend bool operator==(const CallInfo&, const CallInfo&) = default;
 };
+
+inline constexpr std::uint32_t kNoScopePath = 0xffffffffu;
+inline constexpr std::uint8_t kScopeKindRecordFunction = 1;  // user_annotation (torch.profiler.record_function)
+inline constexpr std::uint8_t kScopeKindModule = 2;          // python_function "nn.Module: Linear_0"
+inline constexpr std::uint8_t kScopeKindGpuAnnotation = 4;   // gpu_user_annotation, by time on the device
 
 inline constexpr std::uint32_t kNoCall = 0xffffffffu;
 inline constexpr std::int32_t kNoParent = -1;
@@ -191,6 +202,9 @@ struct Trace {
   std::vector<Device> hosts;          // kind kCpu: host threads
   std::vector<OpInfo> ops;
   std::vector<CallInfo> calls;
+  // Scope paths of calls, interned ("BertModel_0/BertEncoder_0/BertLayer_3"):
+  // outermost range first, '/' between ranges.
+  std::vector<std::string> scopes;
   std::vector<Step> host_steps;       // Kineto "ProfilerStep#N" on the host
   std::vector<HloModuleBytes> hlo_modules;
   std::optional<std::int64_t> time_origin_ns;  // wall-clock ns (UNIX epoch) of time zero

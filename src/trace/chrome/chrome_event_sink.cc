@@ -19,6 +19,13 @@ bool known_phase(char ph) {
   return kPhases.find(ph) != std::string_view::npos;
 }
 
+// A host range that names a scope: a record_function (not the profiler's
+// own ProfilerStep#N, a step) or an nn.Module (with_modules=True).
+bool is_scope_range(std::string_view category, std::string_view name) {
+  if (category == "user_annotation") return !name.starts_with("ProfilerStep#");
+  return category == "python_function" && name.starts_with("nn.Module: ");
+}
+
 }  // namespace
 
 absl::Status ChromeStager::event(const EventFields& f, std::uint64_t index) {
@@ -92,6 +99,7 @@ void ChromeStager::end(const TimedEvent& t) {
 }
 
 void ChromeStager::complete(const EventFields& f, const TimedEvent& t, std::uint32_t line, std::uint32_t op) {
+  const std::uint8_t lane = staging_.lines[line].key.lane;
   StagedEvent e{.start_ps = t.start_ps, .duration_ps = t.duration_ps, .op = op};
   if (f.external_id.present())
     if (auto v = decoder_.int_arg(f.external_id, "External id")) e.external_id = static_cast<std::uint64_t>(*v);
@@ -105,6 +113,11 @@ void ChromeStager::complete(const EventFields& f, const TimedEvent& t, std::uint
     // Old Kineto's ProfilerStep#N operators span whole steps; they mark
     // time, they launch nothing.
     stage_cpu_op(f, t, line, e);
+  } else if (is_scope_range(t.category, f.name) && lane == 0) {
+    l.scopes.push_back({.start_ps = t.start_ps,
+                        .end_ps = t.start_ps + t.duration_ps,
+                        .op = op,
+                        .kind = t.category == "user_annotation" ? kScopeKindRecordFunction : kScopeKindModule});
   } else if (t.category == "cuda_runtime" || t.category == "cuda_driver") {
     if (e.correlation != 0)
       staging_.launches.launches_by_correlation.push_back(

@@ -165,6 +165,16 @@ struct CpuOpSpan {
   std::int32_t parent = -1;  // index of the innermost span enclosing this one, once indexed
 };
 
+// A host range that names a scope (a record_function's user_annotation, an
+// nn.Module's python_function): its span on its thread and its name (the
+// OpInfo of the event). kineto_scopes.hpp finds the ranges around a launch.
+struct ScopeSpan {
+  std::int64_t start_ps = 0;
+  std::int64_t end_ps = 0;
+  std::uint32_t op = 0;
+  std::uint8_t kind = 0;  // kScopeKindRecordFunction or kScopeKindModule
+};
+
 // An element of a staged line: a cpu_op in `cpu_ops` (found by its External
 // id) or a runtime / driver call in `events` (found by its correlation id).
 struct StagedRef {
@@ -184,6 +194,8 @@ struct StagedLine {
   // by start (longest first), to find the one enclosing a launch.
   ChunkedArray<CpuOpSpan> cpu_ops;
   std::vector<std::uint32_t> cpu_ops_by_start;
+  // Kineto host threads: their scope ranges, in arrival order.
+  ChunkedArray<ScopeSpan> scopes;
 };
 
 struct ProcessMeta {

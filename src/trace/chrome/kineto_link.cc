@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "src/trace/chrome/kineto_scopes.hpp"
 
 namespace roofline::detail {
 namespace {
@@ -103,9 +104,14 @@ class Linker {
     by_external_.fill(launches.cpu_ops_by_external);
   }
 
+  // The runtime call that launched `work`, or null.
+  const StagedRef* launch_of(const StagedEvent& work) const {
+    return work.correlation != 0 ? by_correlation_.find(work.correlation) : nullptr;
+  }
+
   // The call of the cpu_op that launched `work`, or kNoCall.
   std::uint32_t launcher_of(const StagedEvent& work) const {
-    const StagedRef* launch_at = work.correlation != 0 ? by_correlation_.find(work.correlation) : nullptr;
+    const StagedRef* launch_at = launch_of(work);
     const StagedEvent* launch = launch_at ? &lines_[launch_at->line].events[launch_at->index] : nullptr;
     std::uint32_t call = by_external(work.external_id, work, launch_at, launch);
     if (call == kNoCall && launch != nullptr && launch->external_id != work.external_id)
@@ -165,23 +171,43 @@ CallInfo merged_call(const Trace& t, std::uint32_t launched, std::uint32_t own_c
 void link_kineto_launches(ChromeStaging& staging, TraceBuilder& builder) {
   index_cpu_ops(staging.lines, builder.trace());
   const Linker linker(staging.lines, staging.launches);
-  absl::flat_hash_map<std::uint64_t, std::uint32_t> merged_calls;
-  for (StagedLine& l : staging.lines) {
+  ScopeFinder scopes(staging.lines, builder);
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> merged_calls, scoped_calls;
+  for (std::uint32_t li = 0; li < staging.lines.size(); ++li) {
+    StagedLine& l = staging.lines[li];
     if (!has_work(l)) continue;
     for (StagedEvent& s : l.events) {
       const std::uint32_t launched = linker.launcher_of(s);
-      if (launched == kNoCall) continue;
-      if (s.own_call == kNoCall) {
-        s.own_call = launched;
-        continue;
+      if (launched != kNoCall) {
+        if (s.own_call == kNoCall) {
+          s.own_call = launched;
+        } else {
+          const std::uint64_t k = (std::uint64_t{launched} << 32) | s.own_call;
+          auto it = merged_calls.find(k);
+          if (it == merged_calls.end())
+            it = merged_calls.emplace(k, builder.intern_call(merged_call(builder.trace(), launched, s.own_call)))
+                     .first;
+          s.own_call = it->second;
+        }
       }
-      const std::uint64_t k = (std::uint64_t{launched} << 32) | s.own_call;
-      auto it = merged_calls.find(k);
-      if (it == merged_calls.end())
-        it = merged_calls.emplace(k, builder.intern_call(merged_call(builder.trace(), launched, s.own_call))).first;
+      // The work itself, not the GPU annotations that hold it.
+      if (l.key.lane != 0) continue;
+      const StagedRef* at = linker.launch_of(s);
+      const FoundScope scope =
+          scopes.scope_of(li, s, at ? at->line : 0, at ? &staging.lines[at->line].events[at->index] : nullptr);
+      if (scope.scope == kNoScopePath) continue;
+      const std::uint64_t k = (std::uint64_t{s.own_call} << 32) | scope.scope;
+      auto it = scoped_calls.find(k);
+      if (it == scoped_calls.end()) {
+        CallInfo c = s.own_call == kNoCall ? CallInfo{} : builder.trace().calls[s.own_call];
+        c.scope = scope.scope;
+        c.scope_kinds = scope.kinds;
+        it = scoped_calls.emplace(k, builder.intern_call(std::move(c))).first;
+      }
       s.own_call = it->second;
     }
   }
+  scopes.warn();
   for (StagedLine& l : staging.lines) {
     l.cpu_ops.release();
     std::vector<std::uint32_t>().swap(l.cpu_ops_by_start);
