@@ -360,6 +360,7 @@ void fill_from_same_die(CalibrationFit& own, const CalibrationFit& other) {
           own.calibration.matmul_math_efficiency[static_cast<int>(s.peak_used)] =
               other.calibration.matmul_math_efficiency[static_cast<int>(s.peak_used)];
     own.classes[i] = other.classes[i];
+    if (c == CostClass::kCollective) own.calibration.collective_shape_model = false;
     // Its kernel families' curves go with the class's.
     for (const FamilyCurve& f : other.calibration.families)
       if (f.cost_class == c) own.calibration.families.push_back(f);
@@ -452,6 +453,12 @@ CalibrationFit fit_under(const Chip& chip, std::vector<CalibrationSample> sample
     note_beaten(out.notes, name, "memory", curve.memory_efficiency);
     note_beaten(out.notes, name, "link", curve.link_efficiency);
   }
+  // A collective class fitted times every collective by its curve; one
+  // kept built-in keeps the built-in way, the shape model (as a file read
+  // back has it: io.cc).
+  out.calibration.collective_shape_model =
+      builtin.collective_shape_model &&
+      out.classes[static_cast<int>(CostClass::kCollective)].origin != CurveOrigin::kFitted;
   fit_families(out, options);
   // The fitted classes' figures, with the families' curves in place.
   for (int ci = 0; ci < kCostClassCount; ++ci) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "roofline/calibrate/fit.hpp"
+#include "roofline/calibrate/io.hpp"
 #include "roofline/calibrate/sample.hpp"
 #include "roofline/core.hpp"
 
@@ -78,6 +79,26 @@ TEST_CASE("calibrate: one rank read, a collective's wait is not fitted as a tran
   bool noted = false;
   for (const std::string& n : f.notes) noted = noted || n.find("5 collective ops left out: read on one rank") == 0;
   CHECK(noted);
+}
+
+// Whether a fit times collectives by their shape's model, in memory and
+// as its file reads back.
+bool shape_model_after_round_trip(const CalibrationFit& f) {
+  CalibrationFile file;
+  file.chips.push_back(f);
+  auto back = parse_calibration(calibration_to_json(file), "fit.json");
+  REQUIRE(back.ok());
+  REQUIRE(back->chips.size() == 1);
+  return back->chips[0].calibration.collective_shape_model;
+}
+
+TEST_CASE("calibrate: a fit that kept collectives built-in keeps their shape model", "[fit_wait]") {
+  const CalibrationFit kept = fit_calibration(chip("h100-sxm"), calibration_samples(report_of(false), "one-rank.json"));
+  CHECK(kept.calibration.collective_shape_model);
+  CHECK(shape_model_after_round_trip(kept));
+  const CalibrationFit fitted = fit_calibration(chip("h100-sxm"), calibration_samples(report_of(true), "two-ranks.json"));
+  CHECK_FALSE(fitted.calibration.collective_shape_model);
+  CHECK_FALSE(shape_model_after_round_trip(fitted));
 }
 
 }  // namespace
