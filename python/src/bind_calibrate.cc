@@ -217,6 +217,14 @@ void bind_calibrate(nb::module_& m) {
       .def_ro("bound_s", &FidelityOp::bound_s)
       .def_ro("builtin_s", &FidelityOp::builtin_s)
       .def_ro("calibrated_s", &FidelityOp::calibrated_s)
+      .def_ro("wait_s", &FidelityOp::wait_s,
+              "A collective's wait for its slowest peer, of one occurrence, from the skew across the ranks read; "
+              "None for other ops and where one rank was read.")
+      .def_ro("transfer_s", &FidelityOp::transfer_s,
+              "measured_s less wait_s: what the expectations are compared with (measured_s where no wait is known).")
+      .def_ro("wait_separable", &FidelityOp::wait_separable,
+              "False for a collective read on one rank, whose wait cannot be told apart: it counts only in the row "
+              "'collective, wait not separable'.")
       .def_ro("fold", &FidelityOp::fold, "A one-trace chip's half (0 or 1) the op fell in; -1: left out with its trace.");
   nb::class_<FidelityResult>(m, "FidelityResult", "The fidelity benchmark over a set of traces (docs/fidelity.md).")
       .def_ro("calibrated", &FidelityResult::calibrated, "How the calibrated column was made.")

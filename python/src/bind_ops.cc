@@ -142,7 +142,9 @@ double expected_of(const nb::handle& what, const Chip& chip, const nb::object& c
     no_class("Collective");
     const Collective& c = nb::cast<const Collective&>(what);
     check(check_mesh_chip(c.mesh, chip));
-    return expected_s(collective_time(c.mesh, c.kind, mask_of(c.axes), c.array_bytes, c.shift), cal);
+    return expected_collective_s({.kind = c.kind, .array_bytes = c.array_bytes, .group_size = c.mesh.size(mask_of(c.axes))},
+                                 collective_time(c.mesh, c.kind, mask_of(c.axes), c.array_bytes, c.shift), chip, cal)
+        .expected_s;
   }
   if (nb::isinstance<CollectiveTime>(what)) {
     no_class("CollectiveTime");
@@ -150,17 +152,17 @@ double expected_of(const nb::handle& what, const Chip& chip, const nb::object& c
   }
   if (nb::isinstance<ShardedMatmulStrategy>(what)) {
     no_class("ShardedMatmulStrategy");
-    return expected(nb::cast<const ShardedMatmulStrategy&>(what), cal).whole_s;
+    return expected(nb::cast<const ShardedMatmulStrategy&>(what), chip, cal).whole_s;
   }
   if (nb::isinstance<ShardedMatmul>(what)) {
     no_class("ShardedMatmulPrediction");
-    return expected(nb::cast<const ShardedMatmul&>(what).chosen(), cal).whole_s;
+    return expected(nb::cast<const ShardedMatmul&>(what).chosen(), chip, cal).whole_s;
   }
   if (nb::isinstance<ShardedMatmulOp>(what)) {
     no_class("ShardedMatmul");
     const ShardedMatmulOp& op = nb::cast<const ShardedMatmulOp&>(what);
     const ShardedMatmul r = value(predict_sharded_matmul(op.expression, op.mesh, chip, op.dims, op.dtype));
-    return expected(r.chosen(), cal).whole_s;
+    return expected(r.chosen(), chip, cal).whole_s;
   }
   if (nb::isinstance<Prediction>(what)) {
     if (!cost_class)

@@ -29,29 +29,15 @@ struct Compared {
   bool wait_separable = true;
 };
 
-// The wait of a collective op of `report` (its calls matched across the
-// devices read), or nullopt where fewer than 2 devices were read or its
-// calls were never matched.
-const CollectiveWait* wait_of(const Report& report, const OpReport& o) {
-  if (!report.across_devices) return nullptr;
-  for (const CollectiveWait& w : report.across_devices->collectives)
-    if (w.name == o.name && w.module == o.module && w.calls > 0) return &w;
-  return nullptr;
-}
-
-// Splits a collective's measured time into its wait and its transfer
-// (Compared::wait_s), or marks the wait not separable.
-void separate_wait(Compared& c, const FidelityTrace& t) {
+// A collective's wait as its sample took it apart (calibration_samples:
+// sample.measured_s is already the transfer), or not separable.
+void separate_wait(Compared& c) {
   if (c.sample.cost_class != CostClass::kCollective) return;
-  const CollectiveWait* w = wait_of(t.report, *c.op);
-  if (w == nullptr) {
-    c.wait_separable = false;
-    return;
-  }
+  c.wait_separable = c.sample.wait_separable;
+  if (!c.wait_separable) return;
   const double n = static_cast<double>(c.sample.count);
-  c.wait_total_s = std::min(w->wait_s, c.op->measured_s);
+  c.wait_total_s = c.sample.wait_total_s;
   c.wait_s = n > 0 ? c.wait_total_s / n : 0;
-  c.sample.measured_s = std::max(0.0, c.sample.measured_s - *c.wait_s);
 }
 
 // FNV-1a, 64 bits, then splitmix64's finaliser: a hash that is the same on
@@ -208,9 +194,10 @@ FidelityResult run_fidelity(std::span<const FidelityTrace> traces, const Fidelit
     for (const OpReport& o : t.report.ops) {
       if (!comparable(o)) continue;
       const CalibrationSample& s = samples[k++];
-      if (s.measured_s < options.min_measured_s) continue;
+      // The whole median: a collective's wait is in what the op took.
+      if (o.median_s < options.min_measured_s) continue;
       all.push_back(Compared{.sample = s, .op = &o, .trace = &t});
-      separate_wait(all.back(), t);
+      separate_wait(all.back());
     }
   }
   std::map<std::string, std::vector<Compared*>> by_chip;

@@ -360,6 +360,7 @@ void fill_from_same_die(CalibrationFit& own, const CalibrationFit& other) {
           own.calibration.matmul_math_efficiency[static_cast<int>(s.peak_used)] =
               other.calibration.matmul_math_efficiency[static_cast<int>(s.peak_used)];
     own.classes[i] = other.classes[i];
+    if (c == CostClass::kCollective) own.calibration.collective_shape_model = false;
     // Its kernel families' curves go with the class's.
     for (const FamilyCurve& f : other.calibration.families)
       if (f.cost_class == c) own.calibration.families.push_back(f);
@@ -452,6 +453,12 @@ CalibrationFit fit_under(const Chip& chip, std::vector<CalibrationSample> sample
     note_beaten(out.notes, name, "memory", curve.memory_efficiency);
     note_beaten(out.notes, name, "link", curve.link_efficiency);
   }
+  // A collective class fitted times every collective by its curve; one
+  // kept built-in keeps the built-in way, the shape model (as a file read
+  // back has it: io.cc).
+  out.calibration.collective_shape_model =
+      builtin.collective_shape_model &&
+      out.classes[static_cast<int>(CostClass::kCollective)].origin != CurveOrigin::kFitted;
   fit_families(out, options);
   // The fitted classes' figures, with the families' curves in place.
   for (int ci = 0; ci < kCostClassCount; ++ci) {
@@ -474,9 +481,20 @@ CalibrationFit fit_under(const Chip& chip, std::vector<CalibrationSample> sample
 }  // namespace
 
 CalibrationFit fit_calibration(const Chip& chip, std::vector<CalibrationSample> samples, const FitOptions& options) {
+  // A collective read on one rank holds its wait for the slowest peer,
+  // which no term of the model times: fitted as a transfer, it would slow
+  // the link efficiency by whatever the peers made it wait.
+  const auto not_separable = std::erase_if(samples, [](const CalibrationSample& s) { return !s.wait_separable; });
+  const auto note_left_out = [&](CalibrationFit& f) {
+    if (not_separable > 0)
+      f.notes.push_back(detail::cat(not_separable, " collective op", not_separable == 1 ? "" : "s",
+                                    " left out: read on one rank, their wait for the slowest peer cannot be told "
+                                    "apart from the transfer"));
+    return f;
+  };
   const ChipCalibration builtin = default_calibration(chip);
   CalibrationFit with = fit_under(chip, samples, options, builtin);
-  if (builtin.matmul_size_steps.empty() && builtin.memory_size_steps.empty()) return with;
+  if (builtin.matmul_size_steps.empty() && builtin.memory_size_steps.empty()) return note_left_out(with);
   // Whether the size curves describe these ops is itself fitted: the fit
   // without them is kept where it predicts its own samples better (median
   // |error|, then the 90th percentile), as a cross-validation judges it.
@@ -492,11 +510,11 @@ CalibrationFit fit_calibration(const Chip& chip, std::vector<CalibrationSample> 
     if (!with.samples.empty())
       with.notes.push_back(detail::cat("size curves (Calculon's) kept: median |error| ", percent(with.calibration.quality.median_abs_error),
                                        "% with them, ", percent(without.calibration.quality.median_abs_error), "% without"));
-    return with;
+    return note_left_out(with);
   }
   without.notes.push_back(detail::cat("size curves left out: median |error| ", percent(without.calibration.quality.median_abs_error),
                                       "% without them, ", percent(with.calibration.quality.median_abs_error), "% with"));
-  return without;
+  return note_left_out(without);
 }
 
 }  // namespace roofline

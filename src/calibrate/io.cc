@@ -252,6 +252,9 @@ absl::StatusOr<CalibrationFit> read_entry(const Reader& r, const json& j, const 
     else return r.error(q + "/origin", "expected \"fit\" or \"built-in\"");
     ROOFLINE_ASSIGN_OR_RETURN(fit.quality, r.quality(k["quality"], q + "/quality"));
   }
+  // A collective class the fit kept built-in keeps the built-in way of
+  // timing collectives, by their shape's published model (fit.cc).
+  c.collective_shape_model = f.classes[static_cast<int>(CostClass::kCollective)].origin == CurveOrigin::kBuiltIn;
   const json& per_peak = j["matmul_math_efficiency"];
   if (!per_peak.is_object()) return r.error(p + "/matmul_math_efficiency", "expected an object");
   for (auto it = per_peak.begin(); it != per_peak.end(); ++it) {

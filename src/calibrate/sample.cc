@@ -12,6 +12,34 @@ bool comparable(const OpReport& op) {
          std::isfinite(op.prediction.t_lower_s);
 }
 
+namespace {
+
+// The wait of a collective op of `report` (its calls matched across the
+// devices read), or null where fewer than 2 devices were read or its calls
+// were never matched.
+const CollectiveWait* wait_of(const Report& report, const OpReport& o) {
+  if (!report.across_devices) return nullptr;
+  for (const CollectiveWait& w : report.across_devices->collectives)
+    if (w.name == o.name && w.module == o.module && w.calls > 0) return &w;
+  return nullptr;
+}
+
+// Takes a collective's wait out of its sample's time, or marks it not
+// separable.
+void separate_wait(CalibrationSample& s, const Report& report, const OpReport& o) {
+  if (s.cost_class != CostClass::kCollective) return;
+  const CollectiveWait* w = wait_of(report, o);
+  if (w == nullptr) {
+    s.wait_separable = false;
+    return;
+  }
+  const double n = static_cast<double>(s.count);
+  s.wait_total_s = std::min(w->wait_s, o.measured_s);
+  s.measured_s = std::max(0.0, s.measured_s - (n > 0 ? s.wait_total_s / n : 0));
+}
+
+}  // namespace
+
 std::vector<CalibrationSample> calibration_samples(const Report& report, std::string_view trace) {
   std::vector<CalibrationSample> out;
   for (const OpReport& o : report.ops) {
@@ -33,6 +61,7 @@ std::vector<CalibrationSample> calibration_samples(const Report& report, std::st
                                     .hbm_bytes = o.prediction.hbm_bytes / n,
                                     .measured_s = o.median_s,
                                     .count = o.count});
+    separate_wait(out.back(), report, o);
   }
   return out;
 }

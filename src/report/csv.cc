@@ -91,13 +91,15 @@ std::string to_csv(std::span<const HloPredictionRow* const> rows, const Chip& ch
                  "t_upper_s", "bound", "notes", "expected_s", "cost_class"});
   for (const HloPredictionRow* r : rows) {
     const Prediction& p = r->prediction;
-    const std::optional<double> expected = expected_s(*r, cal);
+    const std::optional<double> expected = expected_s(*r, chip, cal);
+    std::vector<std::string> notes = hlo_row_notes(*r, chip);
+    if (std::string model = expected_model(*r, chip, cal); !model.empty()) notes.push_back("expected by " + model);
     csv.add_row({std::string(r->instruction->name), std::string(r->instruction->opcode_name),
                  std::string(category_name(r->cost.category)), to_string(r->instruction->shape),
                  std::string(r->instruction->parent->name), cat(r->executions), r->aggregate ? "true" : "false",
                  cat(p.flops), cat(p.transcendentals), cat(p.hbm_bytes), cat(p.host_bytes), cat(p.t_math_s),
                  cat(p.t_hbm_s), cat(p.t_ici_s), cat(p.t_lower_s), cat(p.t_upper_s), hlo_row_bound(p),
-                 joined(hlo_row_notes(*r, chip), "; "), expected ? cat(*expected) : "",
+                 joined(notes, "; "), expected ? cat(*expected) : "",
                  std::string(cost_class_name(cost_class(r->cost)))});
   }
   return csv.str();

@@ -68,7 +68,7 @@ Json hlo_json(const HloModule& module, const HloModulePrediction& mp, const Chip
   total["host_bytes"] = mp.total.host_bytes;
   total["unknown_cost_instructions"] = mp.unknown_cost_instructions;
   total["unknown_trip_count_loops"] = mp.unknown_trip_count_loops;
-  total["expected_s"] = expected_total_s(mp, cal);
+  total["expected_s"] = expected_total_s(mp, chip, cal);
   total["fusion_groups"] = mp.fusion_groups;
   total["unfused"] = to_json(mp.unfused);
   const HloCollectiveRewriteCounts& rc = mp.collective_rewrites;

@@ -103,7 +103,9 @@ std::string hlo_text(const HloModule& module, const HloModulePrediction& mp, con
                {"expected", A::kRight}, {"bound"}, {"group", A::kRight}, {"notes"}});
   for (const HloPredictionRow* r : rows) {
     const Prediction& p = r->prediction;
-    const std::optional<double> expected = expected_s(*r, cal);
+    const std::optional<double> expected = expected_s(*r, chip, cal);
+    std::vector<std::string> notes = hlo_row_notes(*r, chip);
+    if (std::string model = expected_model(*r, chip, cal); !model.empty()) notes.push_back("expected by " + model);
     std::string shape = to_string_no_layout(r->instruction->shape);
     if (shape.size() > 48) shape = shape.substr(0, 45) + "...";
     t.add_row({std::string(r->instruction->name), std::string(r->instruction->opcode_name),
@@ -112,7 +114,7 @@ std::string hlo_text(const HloModule& module, const HloModulePrediction& mp, con
                format_si(p.flops, "FLOP"), format_bytes(p.hbm_bytes), format_seconds(p.t_math_s),
                format_seconds(p.t_hbm_s), format_seconds(p.t_ici_s), expected ? format_seconds(*expected) : "-",
                hlo_row_bound(p),
-               group_text(*r), join(hlo_row_notes(*r, chip), "; ")});
+               group_text(*r), join(notes, "; ")});
   }
   out += t.render();
   appendf(out, "total (one run; loop rows are not added again): %s, %s HBM",
@@ -128,8 +130,8 @@ std::string hlo_text(const HloModule& module, const HloModulePrediction& mp, con
             "op its own HBM traffic: %s HBM, T_hbm %s, lower bound %s\n",
             mp.fusion_groups, format_bytes(mp.unfused.hbm_bytes).c_str(), format_seconds(mp.unfused.t_hbm_s).c_str(),
             format_seconds(mp.unfused.t_lower_s).c_str());
-  appendf(out, "  expected %s (each row through its class's curve; calibration: %s)\n",
-          format_seconds(expected_total_s(mp, cal)).c_str(), for_terminal(cal.origin).c_str());
+  appendf(out, "  expected %s (each row through its class's curve or model; calibration: %s)\n",
+          format_seconds(expected_total_s(mp, chip, cal)).c_str(), for_terminal(cal.origin).c_str());
   if (mp.unknown_cost_instructions > 0)
     appendf(out, "  %d instruction(s) without a cost model (FLOPs unknown; see notes)\n", mp.unknown_cost_instructions);
   if (mp.unknown_trip_count_loops > 0)

@@ -103,7 +103,9 @@ Json to_json(const HloPredictionRow& r, const Chip& chip) {
 
 Json to_json(const HloPredictionRow& r, const Chip& chip, const ChipCalibration& cal) {
   Json j = to_json(r, chip);
-  j["expected_s"] = expected_s(r, cal);
+  j["expected_s"] = expected_s(r, chip, cal);
+  const std::string model = expected_model(r, chip, cal);
+  j["expected_model"] = model.empty() ? Json() : Json(model);
   j["cost_class"] = cost_class_name(cost_class(r.cost));
   return j;
 }
@@ -143,6 +145,8 @@ Json to_json(const ShardedMatmulStrategy& s, const ShardedExpected& e) {
   for (std::size_t i = 0; i < s.collectives.size(); ++i) {
     Json c = collective_step_json(s.collectives[i]);
     c["expected_s"] = i < e.collectives_s.size() ? Json(e.collectives_s[i]) : Json();
+    c["expected_model"] =
+        i < e.collectives_model.size() && !e.collectives_model[i].empty() ? Json(e.collectives_model[i]) : Json();
     collectives.push_back(std::move(c));
   }
   j["collectives"] = std::move(collectives);

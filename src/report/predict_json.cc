@@ -20,7 +20,10 @@ Json collective_json(const CollectiveQuery& q, const CollectiveTime& t, const Ch
   std::vector<std::string> axis_names;
   for (int i : q.axes) axis_names.push_back(q.mesh->axes[static_cast<std::size_t>(i)].name);
   Json j = to_json(t);
-  put_expected(j, expected_s(t, cal), CostClass::kCollective, cal);
+  const CollectiveExpected e = expected_collective_s(
+      {.kind = q.kind, .array_bytes = q.array_bytes, .group_size = q.mesh->size(mask_of(q.axes))}, t, chip, cal);
+  put_expected(j, e.expected_s, CostClass::kCollective, cal);
+  j["expected_model"] = e.model.empty() ? Json() : Json(e.model);
   j["op"] = q.op;
   j["chip"] = chip.name;
   j["mesh"] = q.mesh_spec;
@@ -36,7 +39,7 @@ Json sharded_matmul_json(const ShardedMatmulQuery& q, const ShardedMatmul& r, co
                          const ChipCalibration& cal) {
   // A strategy's JSON with its expected times: the local matmul's, each
   // collective's and the whole's.
-  const auto strategy_json = [&cal](const ShardedMatmulStrategy& s) { return to_json(s, expected(s, cal)); };
+  const auto strategy_json = [&](const ShardedMatmulStrategy& s) { return to_json(s, expected(s, chip, cal)); };
   Json j = strategy_json(r.chosen());
   j["calibration"] = calibration_json(cal);
   Json cases = Json::array();

@@ -37,10 +37,17 @@ std::string expected_line(const char* label, double expected_s, CostClass c, con
          " curve; calibration: " + for_terminal(cal.origin) + ")\n";
 }
 
+// A collective's line: the curve's, or the published model that expects it.
+std::string expected_line(const char* label, const CollectiveExpected& e, const ChipCalibration& cal) {
+  if (e.model.empty()) return expected_line(label, e.expected_s, CostClass::kCollective, cal);
+  return std::string("  ") + label + format_seconds(e.expected_s) + " (" + for_terminal(e.model) +
+         "; calibration: " + for_terminal(cal.origin) + ")\n";
+}
+
 // One strategy: the local matmul, each collective, the whole, and their
 // expected times.
-void strategy_lines(std::string& out, const ShardedMatmulStrategy& s, const ChipCalibration& cal) {
-  const ShardedExpected e = expected(s, cal);
+void strategy_lines(std::string& out, const ShardedMatmulStrategy& s, const Chip& chip, const ChipCalibration& cal) {
+  const ShardedExpected e = expected(s, chip, cal);
   out += "    local " + s.local_text + ": ";
   appendf(out, "[%lld] x [%lld,%lld] @ [%lld,%lld]  T_math %s  T_hbm %s\n",
           static_cast<long long>(s.local.batch), static_cast<long long>(s.local.m),
@@ -50,8 +57,9 @@ void strategy_lines(std::string& out, const ShardedMatmulStrategy& s, const Chip
   for (std::size_t i = 0; i < s.collectives.size(); ++i) {
     const CollectiveStep& c = s.collectives[i];
     out += "    " + c.what + ": ";
-    appendf(out, "V = %s, %s, expected %s\n", format_bytes(c.array_bytes).c_str(),
+    appendf(out, "V = %s, %s, expected %s", format_bytes(c.array_bytes).c_str(),
             format_seconds(c.time.t_ici_s).c_str(), format_seconds(e.collectives_s[i]).c_str());
+    out += e.collectives_model[i].empty() ? "\n" : " (" + for_terminal(e.collectives_model[i]) + ")\n";
   }
   appendf(out, "    T_math %s  T_hbm %s  T_ici %s  lower %s (overlap)  upper %s (none)  %s-bound\n",
           format_seconds(s.whole.t_math_s).c_str(), format_seconds(s.whole.t_hbm_s).c_str(),
@@ -83,7 +91,11 @@ std::string collective_text(const CollectiveQuery& q, const CollectiveTime& t, c
   out += for_terminal(chip.name) + "\n";
   out += "  layout         " + describe_layout(*q.mesh) + "\n";
   out += "  T_ici          " + format_seconds(t.t_ici_s) + "\n";
-  out += expected_line("expected       ", expected_s(t, cal), CostClass::kCollective, cal);
+  out += expected_line(
+      "expected       ",
+      expected_collective_s(
+          {.kind = q.kind, .array_bytes = q.array_bytes, .group_size = q.mesh->size(mask_of(q.axes))}, t, chip, cal),
+      cal);
   appendf(out, "  bandwidth term %s   latency floor %s (%d hops)\n", format_seconds(t.t_bandwidth_s).c_str(),
           format_seconds(t.t_latency_s).c_str(), t.hops);
   appendf(out, "  busiest link   %s one way   (%s)\n", format_bytes(t.bytes_per_link).c_str(),
@@ -99,10 +111,10 @@ std::string sharded_matmul_text(const ShardedMatmulQuery& q, const ShardedMatmul
   for (int c : r.cases) out += "  " + case_description(c) + "\n";
   out += "  expected times: " + calibration_label(cal.origin) + "\n";
   out += "chosen: " + r.chosen().name + "\n";
-  strategy_lines(out, r.chosen(), cal);
+  strategy_lines(out, r.chosen(), chip, cal);
   for (std::size_t i = 1; i < r.strategies.size(); ++i) {
     out += "alternative " + std::to_string(i) + ": " + r.strategies[i].name + "\n";
-    strategy_lines(out, r.strategies[i], cal);
+    strategy_lines(out, r.strategies[i], chip, cal);
   }
   return out;
 }

@@ -151,9 +151,16 @@ TEST_CASE("held out: 8x H200 all-reduce busbw 475 GB/s (nccl-tests #272)", "[ncc
 // measured. NVIDIA/nccl-tests issue #178 (2023-11-17): two A100s joined by
 // 12 NVLinks (NV12), all_reduce_perf -b 8 -e 12G: "Bus_BW: 208 GBps".
 // NVIDIA/nccl-tests issue #149 (2023-06-27, hardware/a100-sxm.json):
-// 8x A100-SXM4-80GB over NVSwitch, busbw about 200 GB/s. The model gives
-// 235 (+13%, +17%): [!shouldfail] passes while the model misses by more
-// than 10%, and fails (to be updated) once it does not.
+// 8x A100-SXM4-80GB over NVSwitch, busbw about 200 GB/s at the run's
+// largest size, 1 GB; NCCL's maintainer answered there (2023-07-05) that 12
+// NVLinks give about 240 GB/s effective, other bottlenecks about 230, that
+// the bandwidth was still rising at 512 MB and an 8 GB run "should reach
+// 230 GB/s". The model gives 235 (+13%, +17%): [!shouldfail] passes while
+// the model misses by more than 10%, and fails (to be updated) once it does
+// not. Later NCCL releases' topo.h rate an Ampere NVLink 20 GB/s, not 22:
+// 12 x 20 = 240 is still above the cap, so the model's figure would not
+// move; no published mechanism we found lowers an A100 ring below 235 at
+// these sizes, and an 8-GPU A100 node does reach it (#175, below).
 TEST_CASE("held out: 2x A100 NV12 all-reduce busbw 208 GB/s (nccl-tests #178)", "[nccl][published][!shouldfail]") {
   const auto sys = roofline::nccl_system(chip("a100-sxm"), 2);
   REQUIRE(sys);
@@ -167,9 +174,22 @@ TEST_CASE("held out: 2x A100 NV12 all-reduce busbw 208 GB/s (nccl-tests #178)", 
 TEST_CASE("held out: 8x A100-80GB all-reduce busbw 200 GB/s (nccl-tests #149)", "[nccl][published][!shouldfail]") {
   const auto sys = roofline::nccl_system(chip("a100-sxm"), 8);
   REQUIRE(sys);
-  const auto t = roofline::nccl_tuned_time(CollectiveKind::kAllReduce, 8 * kGiB, *sys);
+  const auto t = roofline::nccl_tuned_time(CollectiveKind::kAllReduce, 1 * kGiB, *sys);
   REQUIRE(t);
-  const double busbw = all_reduce_busbw_gb_s(*t, 8 * kGiB, 8);
+  const double busbw = all_reduce_busbw_gb_s(*t, 1 * kGiB, 8);
   INFO("model busbw " << busbw << " GB/s against 200");
   CHECK(off_by(busbw, 200) <= 0.10);
+}
+
+// NVIDIA/nccl-tests issue #175 (2023-10-29): one node of 8 A100s over
+// NVSwitch, "./build/all_reduce_perf -b 8 -e 4G -f 2 -g 8, result:
+// 232.54GB/s" (its largest size, 4 GiB).
+TEST_CASE("held out: 8x A100 all-reduce busbw 232.5 GB/s at 4 GiB (nccl-tests #175)", "[nccl][published]") {
+  const auto sys = roofline::nccl_system(chip("a100-sxm"), 8);
+  REQUIRE(sys);
+  const auto t = roofline::nccl_tuned_time(CollectiveKind::kAllReduce, 4 * kGiB, *sys);
+  REQUIRE(t);
+  const double busbw = all_reduce_busbw_gb_s(*t, 4 * kGiB, 8);
+  INFO("model busbw " << busbw << " GB/s against 232.54");
+  CHECK(off_by(busbw, 232.54) <= 0.10);
 }

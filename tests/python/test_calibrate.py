@@ -96,6 +96,29 @@ def test_fidelity_is_the_cli(cli, in_repo, tmp_path):
     assert roofline.fidelity(PROFILES, calibration=roofline.read_calibration(path)).to_json() == given.to_json()
 
 
+def test_fidelity_ops_carry_the_collective_wait(in_repo):
+    # The v6e trace reads 4 chips: its collectives' wait is taken from the
+    # skew across them, as the CLI's JSON gives it on each collective op.
+    r = roofline.fidelity(PROFILES)
+    js = json.loads(r.to_json())["ops"]
+    assert len(js) == len(r.ops)
+    collectives = 0
+    for o, j in zip(r.ops, js):
+        assert (o.op, o.trace) == (j["op"], j["trace"])
+        if o.cost_class != "collective":
+            # No wait: the whole median is the transfer.
+            assert "wait_s" not in j
+            assert o.wait_s is None and o.wait_separable and o.transfer_s == o.measured_s
+            continue
+        collectives += 1
+        assert o.wait_separable is j["wait_separable"] is True
+        assert o.transfer_s == pytest.approx(j["transfer_s"], rel=1e-12)
+        assert o.wait_s == pytest.approx(j["wait_s"], rel=1e-12)
+        assert o.wait_s >= 0
+        assert o.transfer_s == pytest.approx(max(0.0, o.measured_s - o.wait_s), rel=1e-9, abs=1e-15)
+    assert collectives > 0
+
+
 def test_calibrate_errors(tmp_path, repo):
     with pytest.raises(FileNotFoundError):
         roofline.calibrate(tmp_path / "absent.json")

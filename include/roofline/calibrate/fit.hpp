@@ -15,7 +15,11 @@
 // curve (default_calibration), and a note says so. Where the built-in
 // calibration has size curves (a GPU's; calibration.hpp), the whole fit is
 // made twice, under them and without them, and the one that predicts its
-// own samples better is kept (a note says which). Deterministic: the
+// own samples better is kept (a note says which). A collective whose wait
+// for its slowest peer could not be told apart (one rank read:
+// CalibrationSample::wait_separable) is left out, and a note says so; one
+// read on several ranks is fitted by its transfer (its time less that
+// wait). Deterministic: the
 // samples are sorted first, and nothing is random.
 //
 //   std::vector<roofline::CalibrationSample> s = roofline::calibration_samples(report, path);

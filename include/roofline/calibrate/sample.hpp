@@ -39,8 +39,19 @@ struct CalibrationSample {
   // 0 where unknown, then no size curve applies.
   double flops = 0;
   double hbm_bytes = 0;
-  double measured_s = 0;  // median of one occurrence
+  // Median of one occurrence; a collective's less its wait for the slowest
+  // peer where that is known (wait_total_s): the transfer, what the model
+  // times.
+  double measured_s = 0;
   std::int64_t count = 0;  // occurrences in the trace
+  // A collective's wait for its slowest peer over every occurrence, taken
+  // from the skew across the ranks read (Report::across_devices), and
+  // already taken out of measured_s (as wait_total_s / count).
+  double wait_total_s = 0;
+  // False for a collective whose calls were not matched across two or more
+  // ranks (one rank read): its time holds a wait that cannot be told apart,
+  // and a fit leaves it out (fit_calibration).
+  bool wait_separable = true;
 };
 
 // Whether an op of a report can be compared with its prediction: predicted,
@@ -48,7 +59,8 @@ struct CalibrationSample {
 // transfer's), measured (median > 0) and costed (a roofline > 0).
 bool comparable(const OpReport& op);
 
-// One sample per comparable op of `report`, in the report's order.
+// One sample per comparable op of `report`, in the report's order; a
+// collective's wait taken out of its time, or marked not separable.
 std::vector<CalibrationSample> calibration_samples(const Report& report, std::string_view trace);
 
 // The roofline of one occurrence (max of the three terms).

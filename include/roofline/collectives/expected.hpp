@@ -8,8 +8,10 @@
 //    measurements reach: all-gathers and reduce-scatters about 95% of the
 //    link bound, all-reduces 5.12 / 3.35 = 1.53x it (a v6e-256 psum of
 //    606 MB), both as quoted in issue 37 from the JAX scaling book.
-// Elsewhere (RCCL, an unnamed GPU collective, all-to-all and permutes on a
-// TPU) none applies and the collective class's curve times the op
+// A collective no trace names (the planning outputs) is expected as NCCL's
+// tuner would run it on an NVIDIA GPU (expected_planned_collective).
+// Elsewhere (RCCL, a traced GPU collective whose kernel is not NCCL's,
+// all-to-all and permutes on a TPU) none applies and the collective class's curve times the op
 // (calibration.hpp).
 //
 //   auto e = roofline::expected_collective({.kind = roofline::CollectiveKind::kAllReduce,
@@ -60,9 +62,10 @@ inline double tpu_collective_stretch(CollectiveKind kind) {
   return 0;
 }
 
-// `kernel`: the op's name in the trace; `t_link_s`: its roofline's link
-// term (Prediction::t_ici_s), which a TPU's figures stretch.
-inline std::optional<CollectiveExpectation> expected_collective(const CollectiveShape& c, std::string_view kernel,
+// `name`: what the op's kernel name says (parse_nccl_kernel); `t_link_s`:
+// its roofline's link term (Prediction::t_ici_s), which a TPU's figures
+// stretch.
+inline std::optional<CollectiveExpectation> expected_collective(const CollectiveShape& c, const NcclKernelName& name,
                                                                 const Chip& chip, double t_link_s) {
   if (c.group_size < 2 || !(c.array_bytes > 0)) return std::nullopt;
   if (chip.kind == ChipKind::kTpu) {
@@ -74,7 +77,6 @@ inline std::optional<CollectiveExpectation> expected_collective(const Collective
         .transfer_s = t_link_s * stretch,
         .basis = std::string("published TPU ") + std::string(collective_name(c.kind)) + ": " + factor + " x the link bound"};
   }
-  const NcclKernelName name = parse_nccl_kernel(kernel);
   if (!name.nccl || !name.unmodelled.empty()) return std::nullopt;
   const std::optional<NcclSystem> sys = nccl_system(chip, c.group_size);
   if (!sys) return std::nullopt;
@@ -85,6 +87,24 @@ inline std::optional<CollectiveExpectation> expected_collective(const Collective
   if (!name.algorithm || !name.protocol) basis += " (the tuner's pick for this size)";
   basis += ", " + std::to_string(sys->ranks) + " ranks over " + (sys->nodes > 1 ? "the network" : sys->nvlink ? "NVLink" : "PCIe");
   return CollectiveExpectation{.latency_s = t->latency_s, .transfer_s = t->transfer_s, .basis = std::move(basis)};
+}
+
+// `kernel`: the op's name in the trace.
+inline std::optional<CollectiveExpectation> expected_collective(const CollectiveShape& c, std::string_view kernel,
+                                                                const Chip& chip, double t_link_s) {
+  return expected_collective(c, parse_nccl_kernel(kernel), chip, t_link_s);
+}
+
+// A collective no kernel names (roofline predict collective, an HLO
+// module's rows, the sharded-matmul planner): on an NVIDIA GPU it runs
+// through NCCL, as PyTorch's and XLA's collectives do there, with the
+// algorithm and protocol NCCL's tuner picks for its size: the figure the
+// report gives an NCCL kernel whose name leaves both open.
+inline std::optional<CollectiveExpectation> expected_planned_collective(const CollectiveShape& c, const Chip& chip,
+                                                                        double t_link_s) {
+  NcclKernelName unnamed;
+  unnamed.nccl = nccl_compute_capability(chip).has_value();
+  return expected_collective(c, unnamed, chip, t_link_s);
 }
 
 }  // namespace roofline

@@ -44,6 +44,7 @@ struct CollectiveStep {
   std::vector<std::string> axes;  // mesh axes, as the mesh names them
   std::string what;               // "AllGather_X w[D_X, F_Y] -> w[D, F_Y]"
   double array_bytes = 0;         // V: the whole array over the collective's devices
+  int group_size = 1;             // the collective's devices: the product of its axes' sizes
   CollectiveTime time;
 };
 

@@ -193,6 +193,7 @@ class Notation {
     for (int a : axes) s.axes.push_back(name(a));
     s.what = cat(kBook[static_cast<int>(kind)], "_", subscript(axes), " ", what);
     s.array_bytes = v;
+    s.group_size = mesh_.size(mask_of(axes));
     s.time = collective_time(mesh_, kind, mask_of(axes), v);
     return s;
   }
