@@ -150,11 +150,15 @@ absl::StatusOr<Match> match(const Trace& trace, MeasuredTrace measured, const Re
       op.cost_class = cost_class(*op.cost.model);
       op.prediction = predict(*op.cost.model, *m.chip.chip);
       // A fitted calibration may time the kernel's family on its own curve.
-      const std::string family = kernel_family(trace.ops[op.group.op].name);
-      op.expected_s = expected_s(*op.prediction, op.cost_class, m.calibration, family);
+      const std::string& kernel = trace.ops[op.group.op].name;
+      const std::string family = kernel_family(kernel);
+      // The GEMM's tile is the kernel's (its name) on either chip.
+      op.gemm = gemm_shape(*op.cost.model, kernel, *m.chip.chip);
+      op.expected_s = expected_s(*op.prediction, op.cost_class, m.calibration, family, op.gemm);
       if (m.target_chip) {
         op.target_prediction = predict(*op.cost.model, *m.target_chip);
-        op.target_expected_s = expected_s(*op.target_prediction, op.cost_class, *m.target_calibration, family);
+        op.target_expected_s = expected_s(*op.target_prediction, op.cost_class, *m.target_calibration, family,
+                                          gemm_shape(*op.cost.model, kernel, *m.target_chip));
       }
     }
   for (const std::string& n : m.modules.notes()) m.notes.push_back(n);

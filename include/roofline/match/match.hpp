@@ -81,6 +81,10 @@ struct MatchedOp {
   CostClass cost_class = CostClass::kMemory;
   std::optional<double> expected_s = {};
   std::optional<double> target_expected_s = {};
+  // The GEMM the op runs on the chip, where its dimensions are known
+  // (gemm_shape, roofline/match/op_model.hpp): what its expected time
+  // quantizes.
+  std::optional<GemmShape> gemm = {};
 };
 
 // Steps 1 to 5 on one trace. Holds pointers into the trace, the chips and
