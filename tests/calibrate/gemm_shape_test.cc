@@ -6,8 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "roofline/calibrate/fit.hpp"
+#include "roofline/calibrate/io.hpp"
 #include "roofline/calibration.hpp"
 #include "roofline/chip.hpp"
 #include "roofline/expected/gemm.hpp"
@@ -63,6 +67,65 @@ TEST_CASE("expected: a GEMM of two tiles on an A100 runs on two SMs") {
   ChipCalibration curve_only = cal;
   curve_only.matmul_shape_model = MatmulShapeModel::kSizeCurve;
   CHECK(size_factors(p.flops, p.hbm_bytes, CostClass::kMatmul, curve_only, shape).math == Approx(curve));
+}
+
+// 12 A100 GEMMs of 1 to 12 tiles (64x64) with K from 4096 up, measured
+// as floor 1 us + T_math / (0.6 x q): `quantized` says whether q is their
+// tile and wave quantization (else the size curve's share).
+std::vector<CalibrationSample> a100_gemms(bool quantized) {
+  const Chip& a100 = chip("a100-sxm");
+  const ChipCalibration builtin = default_calibration(a100);
+  std::vector<CalibrationSample> out;
+  for (int i = 1; i <= 12; ++i) {
+    const GemmDims d{.m = 64, .n = 64 * i, .k = 4096L * i};
+    const GemmShape shape = gemm_shape_of(d, "cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4", a100.compute_units);
+    const double flops = 2.0 * d.m * d.n * d.k;
+    const double t_math = flops / a100.peak_flops_per_s[static_cast<int>(PeakClass::kBf16)];
+    const double curve = relative_size_efficiency(builtin.matmul_size_steps, flops);
+    const double q = quantized ? quantization_efficiency(shape) : curve;
+    out.push_back(CalibrationSample{.trace = "t", .op = "gemm." + std::to_string(i), .family = "gemm", .chip = "a100-sxm",
+                                    .cost_class = CostClass::kMatmul, .peak_used = PeakClass::kBf16,
+                                    .t_math_s = t_math, .t_mem_s = 0, .t_link_s = 0, .t_mem_cold_s = 0,
+                                    .flops = flops, .hbm_bytes = 0, .gemm = shape,
+                                    .measured_s = 1e-6 + t_math / (0.6 * q), .count = 1});
+  }
+  return out;
+}
+
+TEST_CASE("calibrate: a fit keeps the shape model its samples follow, and the file says which") {
+  const Chip& a100 = chip("a100-sxm");
+  // Each sample's quantization is below the size curve's share, so the two
+  // models differ on every one.
+  for (const CalibrationSample& s : a100_gemms(true))
+    REQUIRE(quantization_efficiency(*s.gemm) < relative_size_efficiency(default_calibration(a100).matmul_size_steps, s.flops));
+  const CalibrationFit waves = fit_calibration(a100, a100_gemms(true));
+  CHECK(waves.calibration.matmul_shape_model == MatmulShapeModel::kTileAndWave);
+  CHECK(waves.calibration.quality.median_abs_error < 0.01);
+  const CalibrationFit curve = fit_calibration(a100, a100_gemms(false));
+  CHECK(curve.calibration.matmul_shape_model == MatmulShapeModel::kSizeCurve);
+  CHECK(curve.calibration.quality.median_abs_error < 0.01);
+  bool said = false;
+  for (const std::string& n : curve.notes) said = said || n.find("GEMMs scaled by the size curve") != std::string::npos;
+  CHECK(said);
+  // The file keeps the model; an older file without the key reads as the size curve.
+  CalibrationFile file;
+  file.chips.push_back(waves);
+  const std::string text = calibration_to_json(file);
+  CHECK(text.find("\"matmul_shape_model\"") != std::string::npos);
+  absl::StatusOr<CalibrationFile> back = parse_calibration(text, "cal.json");
+  REQUIRE(back.ok());
+  CHECK(back->chips[0].calibration.matmul_shape_model == MatmulShapeModel::kTileAndWave);
+  std::string old = text;
+  const std::size_t at = old.find("\"matmul_shape_model\"");
+  old.erase(at, old.find(',', at) - at + 1);
+  absl::StatusOr<CalibrationFile> older = parse_calibration(old, "cal.json");
+  REQUIRE(older.ok());
+  CHECK(older->chips[0].calibration.matmul_shape_model == MatmulShapeModel::kSizeCurve);
+  std::string bad = text;
+  bad.replace(bad.find("tile_and_wave"), 13, "waves");
+  absl::StatusOr<CalibrationFile> refused = parse_calibration(bad, "cal.json");
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(std::string(refused.status().message()), Catch::Contains("/matmul_shape_model"));
 }
 
 // The rate the built-in expectation gives a bf16 GEMM of M x N x K whose
