@@ -111,8 +111,6 @@ struct GemmShape {
   GemmTile tile;
   std::int64_t units = 0;
   GemmSchedule schedule = GemmSchedule::kTileWaves;
-
-  friend bool operator==(const GemmShape&, const GemmShape&) = default;
 };
 
 // The tile assumed where the kernel's name gives none. NVIDIA's guide
