@@ -22,6 +22,8 @@
 // calibration has no size curve) are the share of the largest ops' rate an
 // op of its size reaches: a GEMM of a few tiles, a copy of a few
 // kilobytes, run far below the rate of one that fills the chip for long.
+// A GEMM whose dimensions are known may lose more by its shape (tile and
+// wave quantization, size_factors).
 //
 // The parameters come from a `ChipCalibration`: the built-in one of each
 // embedded chip (default_calibration(chip), from the published measurements
@@ -37,6 +39,7 @@
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -118,6 +121,21 @@ struct FamilyCurve {
   FitQuality quality;  // on the family's own samples
 };
 
+// What scales a matmul whose GEMM dimensions are known.
+enum class MatmulShapeModel : std::uint8_t {
+  kSizeCurve,    // the matmul size curve by FLOPs, as where they are unknown
+  // min(size curve, quantization_efficiency(shape)): the curve, measured
+  // over GEMMs of every shape, holds the quantization a GEMM of that size
+  // loses on average; where the shape's own loss is larger (a few tiles on
+  // a chip of a hundred SMs), it takes that instead. Not their product,
+  // which would count the average loss twice.
+  kTileAndWave,
+};
+
+constexpr std::string_view matmul_shape_model_name(MatmulShapeModel m) {
+  return m == MatmulShapeModel::kTileAndWave ? "tile_and_wave" : "size_curve";
+}
+
 struct ChipCalibration {
   std::string chip;    // our chip name ("h100-sxm")
   std::string origin;  // "built-in: published measurements" or "fit to N ops of M traces"
@@ -138,6 +156,10 @@ struct ChipCalibration {
   // curve: the built-in calibration's way; a fitted one times every
   // collective by its fitted curve.
   bool collective_shape_model = false;
+  // How a matmul whose GEMM shape is known (GemmShape) is scaled: by the
+  // lower of its tile and wave quantization (expected/gemm.hpp) and the size
+  // curve, or by the size curve like any other.
+  MatmulShapeModel matmul_shape_model = MatmulShapeModel::kSizeCurve;
   FitQuality quality;
 
   const ClassCurve& curve(CostClass c) const { return classes[static_cast<int>(c)]; }
@@ -156,14 +178,23 @@ struct ChipCalibration {
 };
 
 // The share of its class's efficiencies an op of `flops` and `hbm_bytes`
-// (one occurrence) reaches by its size on `cal`: s_math and s_mem above.
+// (one occurrence) reaches by its size on `cal`: s_math and s_mem above. A
+// matmul whose GEMM shape is known takes the lower of the size curve and
+// its tile and wave quantization where the calibration says so
+// (matmul_shape_model).
 struct SizeFactors {
   double math = 1;
   double memory = 1;
 };
-inline SizeFactors size_factors(double flops, double hbm_bytes, CostClass c, const ChipCalibration& cal) {
-  return {.math = c == CostClass::kMatmul ? relative_size_efficiency(cal.matmul_size_steps, flops) : 1,
-          .memory = relative_size_efficiency(cal.memory_size_steps, hbm_bytes)};
+inline SizeFactors size_factors(double flops, double hbm_bytes, CostClass c, const ChipCalibration& cal,
+                                const std::optional<GemmShape>& gemm = std::nullopt) {
+  double math = 1;
+  if (c == CostClass::kMatmul) {
+    math = relative_size_efficiency(cal.matmul_size_steps, flops);
+    if (gemm && cal.matmul_shape_model == MatmulShapeModel::kTileAndWave)
+      math = std::min(math, quantization_efficiency(*gemm));
+  }
+  return {.math = math, .memory = relative_size_efficiency(cal.memory_size_steps, hbm_bytes)};
 }
 
 // The expected time of one occurrence of an op of class `c` whose roofline
@@ -171,13 +202,15 @@ inline SizeFactors size_factors(double flops, double hbm_bytes, CostClass c, con
 // three terms zero: a loop's own row, an async start) is expected to take
 // no time, since it launches nothing we cost.
 // `family` (kernel_family() of the op's name; empty: none known) picks the
-// family's own curve where the calibration has one, else the class's.
-inline double expected_s(const Prediction& p, CostClass c, const ChipCalibration& cal, std::string_view family = {}) {
+// family's own curve where the calibration has one, else the class's;
+// `gemm`, a matmul's GEMM shape where known, its size factor (size_factors).
+inline double expected_s(const Prediction& p, CostClass c, const ChipCalibration& cal, std::string_view family = {},
+                         const std::optional<GemmShape>& gemm = std::nullopt) {
   if (!p.valid()) return std::numeric_limits<double>::quiet_NaN();
   if (p.t_math_s <= 0 && p.t_hbm_s <= 0 && p.t_ici_s <= 0 && p.t_host_s <= 0) return 0;
   const FamilyCurve* own = cal.family_curve(c, family);
   const ClassCurve& k = own ? own->curve : cal.curve(c);
-  const SizeFactors size = size_factors(p.flops, p.hbm_bytes, c, cal);
+  const SizeFactors size = size_factors(p.flops, p.hbm_bytes, c, cal, gemm);
   const auto stretch = [](double t, double efficiency) { return efficiency > 0 ? t / efficiency : t; };
   return k.floor_s + std::max({stretch(p.t_math_s, (own ? k.math_efficiency : cal.math_efficiency(c, p.peak.used)) * size.math),
                                stretch(std::max(p.t_hbm_s, p.t_hbm_cold_s), k.memory_efficiency * size.memory),
@@ -217,6 +250,9 @@ inline ChipCalibration default_calibration(const Chip& chip) {
   cal.collective_shape_model = true;
   cal.curve(CostClass::kHostLink).floor_s = std::max(a.launch_s, a.copy_launch_s);
   cal.curve(CostClass::kHostLink).link_efficiency = pcie;
+  // A GPU whose SM / CU count the spec gives quantizes the GEMMs whose
+  // shape is known (expected/gemm.hpp).
+  if (gpu && chip.compute_units > 0) cal.matmul_shape_model = MatmulShapeModel::kTileAndWave;
   if (gpu) {
     cal.matmul_size_steps.assign(std::begin(kCalculonMatrixSteps), std::end(kCalculonMatrixSteps));
     cal.memory_size_steps.assign(std::begin(kCalculonHbmSteps), std::end(kCalculonHbmSteps));

@@ -66,7 +66,7 @@ struct ClassProblem {
   }
   void add(const CalibrationSample& s, const ChipCalibration& cal) {
     samples.push_back(&s);
-    size.push_back(size_factors(s.flops, s.hbm_bytes, s.cost_class, cal));
+    size.push_back(size_factors(s.flops, s.hbm_bytes, s.cost_class, cal, s.gemm));
   }
   int index(std::size_t i, int k) const { return k == 0 ? math_index[i] : k == 1 ? mem_index() : link_index(); }
   int argmax(const Params& p, std::size_t i) const {
@@ -492,8 +492,26 @@ CalibrationFit fit_calibration(const Chip& chip, std::vector<CalibrationSample> 
                                     "apart from the transfer"));
     return f;
   };
-  const ChipCalibration builtin = default_calibration(chip);
+  ChipCalibration builtin = default_calibration(chip);
   CalibrationFit with = fit_under(chip, samples, options, builtin);
+  // Whether tile and wave quantization describes these GEMMs better than
+  // the size curve is fitted the same way: the better of the two is kept.
+  if (builtin.matmul_shape_model == MatmulShapeModel::kTileAndWave && !with.samples.empty()) {
+    builtin.matmul_shape_model = MatmulShapeModel::kSizeCurve;
+    CalibrationFit curve = fit_under(chip, samples, options, builtin);
+    const auto percent = [](double e) { return std::round(e * 1000) / 10; };
+    const double e_waves = with.calibration.quality.median_abs_error, e_curve = curve.calibration.quality.median_abs_error;
+    if (std::pair(e_curve, curve.calibration.quality.p90_abs_error) <
+        std::pair(e_waves, with.calibration.quality.p90_abs_error)) {
+      curve.notes.push_back(detail::cat("GEMMs scaled by the size curve: median |error| ", percent(e_curve),
+                                        "%, by tile and wave quantization ", percent(e_waves), "%"));
+      with = std::move(curve);
+    } else {
+      builtin.matmul_shape_model = MatmulShapeModel::kTileAndWave;
+      with.notes.push_back(detail::cat("GEMMs scaled by tile and wave quantization: median |error| ", percent(e_waves),
+                                       "%, by the size curve ", percent(e_curve), "%"));
+    }
+  }
   if (builtin.matmul_size_steps.empty() && builtin.memory_size_steps.empty()) return note_left_out(with);
   // Whether the size curves describe these ops is itself fitted: the fit
   // without them is kept where it predicts its own samples better (median

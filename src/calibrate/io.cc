@@ -89,6 +89,7 @@ Json entry_json(const CalibrationFit& f) {
                        {"matmul_math_efficiency", per_peak},
                        {"matmul_size_steps", steps_json(c.matmul_size_steps)},
                        {"memory_size_steps", steps_json(c.memory_size_steps)},
+                       {"matmul_shape_model", matmul_shape_model_name(c.matmul_shape_model)},
                        {"families", families},
                        {"quality", quality_json(c.quality)},
                        {"notes", Json(f.notes)},
@@ -231,7 +232,7 @@ absl::StatusOr<CalibrationSample> read_sample(const Reader& r, const json& j, co
 absl::StatusOr<CalibrationFit> read_entry(const Reader& r, const json& j, const std::string& p) {
   ROOFLINE_RETURN_IF_ERROR(
       r.object(j, p, {"chip", "origin", "classes", "matmul_math_efficiency", "quality", "notes", "samples"},
-               {"families", "matmul_size_steps", "memory_size_steps"}));
+               {"families", "matmul_size_steps", "memory_size_steps", "matmul_shape_model"}));
   CalibrationFit f;
   ChipCalibration& c = f.calibration;
   ROOFLINE_ASSIGN_OR_RETURN(c.chip, r.string(j["chip"], p + "/chip"));
@@ -269,6 +270,14 @@ absl::StatusOr<CalibrationFit> read_entry(const Reader& r, const json& j, const 
   }
   if (j.contains("memory_size_steps")) {
     ROOFLINE_ASSIGN_OR_RETURN(c.memory_size_steps, r.steps(j["memory_size_steps"], p + "/memory_size_steps"));
+  }
+  // Optional: written since GEMMs were quantized (2026-11-29); absent, the
+  // size curve (what an older file was fitted with).
+  if (j.contains("matmul_shape_model")) {
+    ROOFLINE_ASSIGN_OR_RETURN(const std::string model, r.string(j["matmul_shape_model"], p + "/matmul_shape_model"));
+    if (model == matmul_shape_model_name(MatmulShapeModel::kTileAndWave)) c.matmul_shape_model = MatmulShapeModel::kTileAndWave;
+    else if (model == matmul_shape_model_name(MatmulShapeModel::kSizeCurve)) c.matmul_shape_model = MatmulShapeModel::kSizeCurve;
+    else return r.error(p + "/matmul_shape_model", "expected \"tile_and_wave\" or \"size_curve\"");
   }
   // Optional: written since families were fitted (2026-11-25); absent, none.
   const json& families = j.contains("families") ? j["families"] : json::array();

@@ -59,6 +59,7 @@ std::vector<CalibrationSample> calibration_samples(const Report& report, std::st
                                     .t_mem_cold_s = o.prediction.t_hbm_cold_s / n,
                                     .flops = o.prediction.flops / n,
                                     .hbm_bytes = o.prediction.hbm_bytes / n,
+                                    .gemm = o.gemm,
                                     .measured_s = o.median_s,
                                     .count = o.count});
     separate_wait(out.back(), report, o);
@@ -80,7 +81,7 @@ double expected_s(const CalibrationSample& s, const ChipCalibration& calibration
   p.hbm_bytes = s.hbm_bytes;
   settle_bounds(p);
   p.peak.used = p.peak.wanted = s.peak_used;
-  return expected_s(p, s.cost_class, calibration, s.family);
+  return expected_s(p, s.cost_class, calibration, s.family, s.gemm);
 }
 
 double abs_error(double measured_s, double expected_s) {

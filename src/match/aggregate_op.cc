@@ -119,6 +119,7 @@ OpReport op_report(const Trace& trace, const MatchedOp& m, const Chip& chip) {
   }
   predicted_figures(o, *m.prediction, m.cost, chip);
   expected_figures(o, m);
+  o.gemm = m.gemm;
   // A launch or a loop container does no work of its own: it has no dtype.
   if (m.cost.model &&
       (std::holds_alternative<AsyncStartModel>(*m.cost.model) || std::holds_alternative<LoopContainerModel>(*m.cost.model)))

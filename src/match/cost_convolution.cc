@@ -135,9 +135,54 @@ Algorithm algorithm(std::string_view kernels, const Dims& weight) {
   return {f, "; Winograd (kernel names): the multiplies of F(4x4, r x r), not direct"};
 }
 
+// Product of dims[from..], nullopt on overflow or a dim below 1.
+std::optional<std::int64_t> positions(const Dims& d, std::size_t from) {
+  std::int64_t p = 1;
+  for (std::size_t i = from; i < d.size(); ++i)
+    if (d[i] < 1 || __builtin_mul_overflow(p, d[i], &p)) return std::nullopt;
+  return p;
+}
+
+// Which implicit GEMM a pass runs (NVIDIA Deep Learning Performance
+// documentation, "Convolutional Layers User's Guide", "Convolution
+// Algorithms": the GEMM dimensions of each pass): per group, forward
+// M = N x output positions, N = Cout/groups, K = Cin/groups x kernel
+// positions; the input gradient M = N x input positions, N = Cin/groups,
+// K = Cout/groups x kernel positions; the weight gradient M = Cin/groups x
+// kernel positions, N = Cout/groups, K = N x output positions.
+enum class ConvPass : unsigned char { kForward, kInputGradient, kWeightGradient };
+
+std::optional<GemmDims> implicit_gemm(ConvPass pass, const Dims& x, const Dims& w, const Dims& y) {
+  if (x.size() != w.size() || y.size() != w.size() || w[1] < 1 || x[1] % w[1] != 0 || x[1] < 1) return std::nullopt;
+  const std::int64_t groups = x[1] / w[1];
+  if (w[0] % groups != 0) return std::nullopt;
+  const std::int64_t cout = w[0] / groups;
+  const std::optional<std::int64_t> kernel = positions(w, 2), in_pos = positions(x, 2), out_pos = positions(y, 2);
+  std::int64_t k = 0, n = 0, m = 0;
+  if (!kernel || !in_pos || !out_pos) return std::nullopt;
+  bool overflow = false;
+  switch (pass) {
+    case ConvPass::kForward:
+      overflow = __builtin_mul_overflow(x[0], *out_pos, &m) || __builtin_mul_overflow(w[1], *kernel, &k);
+      n = cout;
+      break;
+    case ConvPass::kInputGradient:
+      overflow = __builtin_mul_overflow(x[0], *in_pos, &m) || __builtin_mul_overflow(cout, *kernel, &k);
+      n = w[1];
+      break;
+    case ConvPass::kWeightGradient:
+      overflow = __builtin_mul_overflow(w[1], *kernel, &m) || __builtin_mul_overflow(x[0], *out_pos, &k);
+      n = cout;
+      break;
+  }
+  if (overflow || m < 1 || n < 1 || k < 1) return std::nullopt;
+  return GemmDims{.m = m, .n = n, .k = k, .batch = groups};
+}
+
 CostSource conv_cost(double flops, double read, double written, DType dt, std::string_view kernel, const Dims& weight,
-                     std::string note) {
+                     std::string note, std::optional<GemmDims> gemm = std::nullopt) {
   const Algorithm a = algorithm(kernel, weight);
+  if (a.flops_fraction != 1) gemm.reset();  // Winograd or FFT: not one GEMM
   flops *= a.flops_fraction;
   note += a.note;
   CostSource c;
@@ -147,7 +192,8 @@ CostSource conv_cost(double flops, double read, double written, DType dt, std::s
   if (tf32) note += "; fp32 on TF32 tensor cores (kernel name)";
   c.note = std::move(note);
   c.model = ConvolutionModel{.flops = flops, .read_bytes = read, .written_bytes = written, .dtype = dt,
-                             .peak = tf32 ? MatmulPeak::kTf32TensorCores : MatmulPeak::kComputeDtype};
+                             .peak = tf32 ? MatmulPeak::kTf32TensorCores : MatmulPeak::kComputeDtype,
+                             .gemm = gemm};
   return c;
 }
 
@@ -189,7 +235,8 @@ std::optional<CostSource> forward(const ForwardSchema& rule, const std::string& 
   }
   const DType tw = in.dtype(1, dt);
   return conv_cost(pass_flops(out, *w), bytes(*x, in.dtype(0, dt)) + bytes(*w, tw), bytes(out, in.dtype(0, dt)), dt,
-                   kernel, *w, cat(op, " ", dims_text(*x), " * ", dims_text(*w), " -> ", dims_text(out), "; ", how));
+                   kernel, *w, cat(op, " ", dims_text(*x), " * ", dims_text(*w), " -> ", dims_text(out), "; ", how),
+                   implicit_gemm(ConvPass::kForward, *x, *w, out));
 }
 
 // Which gradients a backward computes: output_mask when recorded ("[True,
@@ -266,8 +313,12 @@ std::optional<CostSource> backward(const std::string& op, const Inputs& in, DTyp
   }
   const double flops = pass * ((grad_input ? 1 : 0) + (grad_weight ? 1 : 0));
   const char* which = grad_input && grad_weight ? "input and weight gradients" : grad_input ? "input gradient" : "weight gradient";
+  // One gradient is one GEMM; both in one op are two, not one shape.
+  std::optional<GemmDims> gemm;
+  if (x && grad_input != grad_weight)
+    gemm = implicit_gemm(grad_input ? ConvPass::kInputGradient : ConvPass::kWeightGradient, *x, *w, *g);
   return conv_cost(flops, read, written, t, kernel, *w,
-                   cat(op, " dY ", dims_text(*g), " weight ", dims_text(*w), "; ", which, how));
+                   cat(op, " dY ", dims_text(*g), " weight ", dims_text(*w), "; ", which, how), gemm);
 }
 
 }  // namespace

@@ -153,11 +153,14 @@ absl::StatusOr<Match> match(const Trace& trace, MeasuredTrace measured, const Re
       op.cost_class = cost_class(*op.cost.model);
       op.prediction = predict(*op.cost.model, *m.chip.chip);
       // A fitted calibration may time the kernel's family on its own curve.
-      const std::string family = kernel_family(trace.ops[op.group.op].name);
-      op.expected_s = expected_s(*op.prediction, op.cost_class, m.calibration, family);
+      const std::string& kernel = trace.ops[op.group.op].name;
+      const std::string family = kernel_family(kernel);
+      // The GEMM's tile is the kernel's (its name) on either chip.
+      op.gemm = gemm_shape(*op.cost.model, kernel, *m.chip.chip);
+      op.expected_s = expected_s(*op.prediction, op.cost_class, m.calibration, family, op.gemm);
       if (m.calibration.collective_shape_model)
         if (std::optional<CollectiveExpectation> e =
-                expected_collective(*op.cost.model, trace.ops[op.group.op].name, *op.prediction, *m.chip.chip)) {
+                expected_collective(*op.cost.model, kernel, *op.prediction, *m.chip.chip)) {
           op.expected_s = e->total_s();
           op.cost.note += detail::cat(op.cost.note.empty() ? "" : "; ", "expected by ", e->basis);
         }
@@ -171,10 +174,11 @@ absl::StatusOr<Match> match(const Trace& trace, MeasuredTrace measured, const Re
                                     "rank read");
       if (m.target_chip) {
         op.target_prediction = predict(*op.cost.model, *m.target_chip);
-        double modelled_s = expected_s(*op.target_prediction, op.cost_class, *m.target_calibration, family);
+        double modelled_s = expected_s(*op.target_prediction, op.cost_class, *m.target_calibration, family,
+                                       gemm_shape(*op.cost.model, kernel, *m.target_chip));
         if (m.target_calibration->collective_shape_model)
-          if (std::optional<CollectiveExpectation> e = expected_collective(
-                  *op.cost.model, trace.ops[op.group.op].name, *op.target_prediction, *m.target_chip))
+          if (std::optional<CollectiveExpectation> e =
+                  expected_collective(*op.cost.model, kernel, *op.target_prediction, *m.target_chip))
             modelled_s = e->total_s();
         const TargetTime t = target_time(op, *m.chip.chip, *m.target_chip, modelled_s);
         op.target_expected_s = t.t_s;

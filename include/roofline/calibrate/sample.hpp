@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,9 @@ struct CalibrationSample {
   // 0 where unknown, then no size curve applies.
   double flops = 0;
   double hbm_bytes = 0;
+  // The GEMM of one occurrence, where known (OpReport::gemm): what the
+  // calibration's tile and wave quantization reads.
+  std::optional<GemmShape> gemm = {};
   // Median of one occurrence; a collective's less its wait for the slowest
   // peer where that is known (wait_total_s): the transfer, what the model
   // times.

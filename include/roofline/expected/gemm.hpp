@@ -20,6 +20,14 @@
 //   (cutlass_80_tensorop_s1688gemm_128x128_32x3, sm90_xmma_gemm_..._128x256x64,
 //   Tensile's MT128x128x32); gemm_tile_of() reads it.
 //
+//   Where the dimensions are known (GemmShape: a PyTorch matmul's Input
+//   Dims, a convolution as its implicit GEMM, an HLO dot), the expectation
+//   takes the lower of the size curve and the two factors (calibration.hpp,
+//   size_factors): the curve holds the average quantization of GEMMs of a
+//   size, a GEMM of a few tiles on a hundred SMs loses more. Where they are
+//   not known (a TPU, whose spec gives no MXU count; an attention kernel,
+//   whose tiles are its own), the curve alone.
+//
 //   roofline::GemmDims d{.m = 512, .n = 3072, .k = 768};
 //   roofline::tile_efficiency(d, {128, 128});       // 1: both dimensions divide
 //   roofline::wave_efficiency(d, {128, 128}, 132);  // 96 tiles on 132 SMs: 0.727
@@ -30,6 +38,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "roofline/expected/size_curve.hpp"
@@ -77,6 +86,57 @@ inline double wave_efficiency(const GemmDims& d, const GemmTile& t, std::int64_t
   return static_cast<double>(tiles) / static_cast<double>(waves * slots);
 }
 
+// How a GEMM's work is spread over the units, as far as the kernel's name
+// tells.
+enum class GemmSchedule : std::uint8_t {
+  // One output tile per unit at a time, in waves: the name gives the tile
+  // and says nothing of splitting K.
+  kTileWaves,
+  // The last wave's idle units may be filled by slices of K (split-K,
+  // stream-K; Osama et al., "Stream-K: Work-centric Parallel Decomposition
+  // for Dense Matrix-Multiplication on the GPU", PPoPP 2023), or the tile
+  // is not known: only tile quantization is counted. cuDNN's weight-gradient
+  // GEMMs, whose K (batch x output positions) is thousands of times M and N,
+  // run this way: counted in waves of output tiles, the V100 ResNet-50
+  // trace's were expected 7 to 100 times slower than they ran
+  // (docs/fidelity.md, "Tile and wave quantization").
+  kSplitOrUnknown,
+};
+
+// A GEMM as the chip runs it: its dimensions, the tile its kernel uses
+// (gemm_tile_of(kernel name), else kUsualGpuTile), the chip's SMs / CUs
+// (Chip::compute_units), and how its work is spread over them.
+struct GemmShape {
+  GemmDims dims;
+  GemmTile tile;
+  std::int64_t units = 0;
+  GemmSchedule schedule = GemmSchedule::kTileWaves;
+};
+
+// The tile assumed where the kernel's name gives none. NVIDIA's guide
+// (DU-09799-001, sec. 2.3, "Typical Tile Dimensions In cuBLAS And
+// Performance") lists cuBLAS's tiles from 256x128 (the most efficient) down
+// to 64x64, chosen smaller for GEMMs too small to fill the chip; 128x128 is
+// the middle of that list.
+inline constexpr GemmTile kUsualGpuTile{.m = 128, .n = 128};
+
+// Waves of tiles over the units; 0 where the shape is not complete.
+inline std::int64_t gemm_waves(const GemmShape& s) {
+  const std::int64_t tiles = tile_count(s.dims, s.tile);
+  return tiles > 0 && s.units > 0 ? tiles_along(tiles, s.units) : 0;
+}
+
+// Tile times wave efficiency (wave efficiency only for kTileWaves): the
+// share of the chip's matrix rate a GEMM of this shape can use, relative to
+// one whose tiles fill every unit in every wave (the large GEMMs a chip's
+// achieved rate is measured on). 1 where the shape is not complete:
+// nothing known is taken off.
+inline double quantization_efficiency(const GemmShape& s) {
+  if (s.dims.m <= 0 || s.dims.n <= 0 || s.dims.k <= 0 || s.tile.m <= 0 || s.tile.n <= 0 || s.units <= 0) return 1;
+  const double waves = s.schedule == GemmSchedule::kTileWaves ? wave_efficiency(s.dims, s.tile, s.units) : 1;
+  return tile_efficiency(s.dims, s.tile) * waves;
+}
+
 // The tile a kernel's name gives: the first "<a>x<b>" whose two numbers
 // are tile sizes (16 to 512, powers of two), as CUTLASS, cuBLAS and
 // Tensile write them ("_128x64_", "128x256x64", "MT64x128x32"); empty
@@ -95,6 +155,25 @@ inline std::optional<GemmTile> gemm_tile_of(std::string_view name) {
     if (tile_size(a) && tile_size(b)) return GemmTile{.m = a, .n = b};
   }
   return std::nullopt;
+}
+
+// Whether a kernel's name says it splits K ("splitK", "splitk", "SplitK",
+// "streamk", "stream_k", "StreamK"): the libraries' own words for it.
+inline bool splits_k(std::string_view name) {
+  std::string lower(name);
+  for (char& c : lower) c = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  return lower.find("splitk") != std::string::npos || lower.find("streamk") != std::string::npos ||
+         lower.find("stream_k") != std::string::npos;
+}
+
+// The shape of a GEMM of `dims` run by the kernel `name` on `units` SMs /
+// CUs: the name's tile and schedule where it gives a tile, else
+// kUsualGpuTile with tile quantization only.
+inline GemmShape gemm_shape_of(const GemmDims& dims, std::string_view name, std::int64_t units) {
+  const std::optional<GemmTile> tile = gemm_tile_of(name);
+  const bool waves = tile && !splits_k(name);
+  return GemmShape{.dims = dims, .tile = tile.value_or(kUsualGpuTile), .units = units,
+                   .schedule = waves ? GemmSchedule::kTileWaves : GemmSchedule::kSplitOrUnknown};
 }
 
 }  // namespace roofline

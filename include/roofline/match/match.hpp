@@ -84,6 +84,10 @@ struct MatchedOp {
   // evidence supports (roofline/match/target.hpp), and that method.
   std::optional<double> target_expected_s = {};
   TargetMethod target_method = TargetMethod::kModelled;
+  // The GEMM the op runs on the chip, where its dimensions are known
+  // (gemm_shape, roofline/match/op_model.hpp): what its expected time
+  // quantizes.
+  std::optional<GemmShape> gemm = {};
 };
 
 // Steps 1 to 5 on one trace. Holds pointers into the trace, the chips and

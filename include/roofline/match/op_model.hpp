@@ -15,11 +15,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <variant>
 
 #include "roofline/calibration.hpp"
 #include "roofline/chip.hpp"
 #include "roofline/collectives/collective.hpp"
+#include "roofline/expected/gemm.hpp"
 #include "roofline/hlo/module.hpp"
 #include "roofline/hlo/predict.hpp"
 #include "roofline/ops/generic.hpp"
@@ -136,6 +138,11 @@ struct ConvolutionModel {
   double written_bytes = 0;
   DType dtype = DType::kF32;
   MatmulPeak peak = MatmulPeak::kComputeDtype;
+  // The pass as the implicit GEMM the libraries run (cost_convolution.cc):
+  // forward M = N x output positions, N = Cout, K = Cin x kernel positions
+  // (per group, batch = groups). Empty where the op is not one GEMM (both
+  // gradients in one op, Winograd, FFT).
+  std::optional<GemmDims> gemm = {};
 };
 
 // An element-wise, normalisation, reduction, copy or other memory-bound
@@ -253,6 +260,16 @@ inline Prediction predict(const HostTransferModel& m, const Chip& chip) {
 // op (element-wise arithmetic and reductions do at most about 1).
 CostClass cost_class(const HloCost& cost);
 CostClass cost_class(const OpModel& model);
+
+// The GEMM an op runs, where its dimensions are known: a PyTorch matmul
+// (batch x M x K @ K x N), a convolution's implicit GEMM, an HLO dot or
+// library GEMM custom call whose operands and dimension numbers are read.
+std::optional<GemmDims> gemm_dims(const OpModel& model);
+
+// gemm_dims() on `chip`: the tile the kernel's name gives (gemm_tile_of),
+// else kUsualGpuTile, over the chip's SMs / CUs. Empty where the dimensions
+// are unknown or the chip gives no unit count (TPUs).
+std::optional<GemmShape> gemm_shape(const OpModel& model, std::string_view kernel, const Chip& chip);
 
 // The roofline of one occurrence of `model` on `chip`. Pure and cheap: call
 // it again with another chip for a what-if.

@@ -78,6 +78,9 @@ struct OpReport {
   // occurrences like measured_s and prediction.t_lower_s; 0 when not predicted.
   double expected_s = 0;
   CostClass cost_class = CostClass::kMemory;  // the curve that timed expected_s
+  // The GEMM of one occurrence on the chip, where its dimensions are known
+  // (MatchedOp::gemm): what expected_s quantized. Not written to any output.
+  std::optional<GemmShape> gemm;
   // What XLA itself recorded for one occurrence, when the trace has it.
   std::optional<double> xla_flops;
   std::optional<double> xla_bytes;
