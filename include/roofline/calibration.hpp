@@ -221,7 +221,8 @@ inline double expected_s(const Prediction& p, CostClass c, const ChipCalibration
 // (Chip::achieved, each with a source in the spec) as efficiencies against
 // its peaks, and on a GPU the size curves of Calculon (expected/gemm.hpp,
 // expected/memory.hpp), whose largest steps (0.95 of the matrix peak, 0.90
-// of HBM's) stand for a rate the spec lacks. A TPU's rate the spec lacks
+// of HBM's) stand for a rate the spec lacks; the memory curve is the
+// published bandwidth-by-size curve of the chip's die where one exists. A TPU's rate the spec lacks
 // leaves that efficiency at 1 (the roofline), and a TPU has no size curve
 // (Calculon's tables are of GPUs); no launch floor leaves the floor at 0.
 inline ChipCalibration default_calibration(const Chip& chip) {
@@ -255,7 +256,12 @@ inline ChipCalibration default_calibration(const Chip& chip) {
   if (gpu && chip.compute_units > 0) cal.matmul_shape_model = MatmulShapeModel::kTileAndWave;
   if (gpu) {
     cal.matmul_size_steps.assign(std::begin(kCalculonMatrixSteps), std::end(kCalculonMatrixSteps));
-    cal.memory_size_steps.assign(std::begin(kCalculonHbmSteps), std::end(kCalculonHbmSteps));
+    // The published curve of the chip's die where there is one, at the
+    // chip's own streaming rate (expected/memory.hpp), else Calculon's.
+    const double stream_bytes_per_s = memory * chip.hbm_bytes_per_s;
+    cal.memory_size_steps = stream_size_steps(stream_curve_of(chip.die, chip.name), a.launch_s, stream_bytes_per_s);
+    if (cal.memory_size_steps.empty())
+      cal.memory_size_steps.assign(std::begin(kCalculonHbmSteps), std::end(kCalculonHbmSteps));
   }
   return cal;
 }

@@ -76,7 +76,7 @@ TEST_CASE("expected: a small GEMM on a GPU is expected below the large-GEMM rate
   const ChipCalibration cal = default_calibration(h100);
   const double share = (0.6 + 0.3 * std::log(p.flops / 1e9) / std::log(16.0)) / 0.95;
   const double e_math = 791.2e12 / h100.peak_flops_per_s[static_cast<int>(PeakClass::kBf16)];
-  const double memory = std::max(p.t_hbm_s, p.t_hbm_cold_s) / (0.9 * memory_size_efficiency(p.hbm_bytes));
+  const double memory = std::max(p.t_hbm_s, p.t_hbm_cold_s) / (0.9 * relative_size_efficiency(cal.memory_size_steps, p.hbm_bytes));
   CHECK(expected_s(p, CostClass::kMatmul, cal) == Approx(1e-6 + std::max(p.t_math_s / (e_math * share), memory)));
   // A TPU keeps one efficiency per class: no size curve.
   const Chip& v5e = chip("tpu-v5e");

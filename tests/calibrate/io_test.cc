@@ -144,8 +144,9 @@ TEST_CASE("calibration file: round trip") {
   CHECK(b->find("h100-sxm")->curve(CostClass::kMatmul).floor_s == Approx(3e-6));
   CHECK(b->find("mi300x") == nullptr);
   // Samples made under the H100's size curves are fitted best under them:
-  // the file keeps Calculon's four HBM steps; the TPU has none.
-  CHECK(b->find("h100-sxm")->memory_size_steps.size() == 4);
+  // the file keeps the H100's HBM curve (the GH100 curve's four points and
+  // the step at 0: expected/memory.hpp); the TPU has none.
+  CHECK(b->find("h100-sxm")->memory_size_steps.size() == 5);
   CHECK(b->find("tpu-v6e")->memory_size_steps.empty());
   // A file without them (written before the size curves) reads with none.
   {
@@ -205,7 +206,7 @@ TEST_CASE("calibration file: errors name the file and the place") {
     nlohmann::json late = j, flat = j, above = j;
     late["chips"][0]["memory_size_steps"][0][0] = 5;
     CHECK(error_of(late.dump()) == "cal.json: /chips/0/memory_size_steps/0/0: expected the first step at size 0");
-    flat["chips"][0]["memory_size_steps"][2][0] = 1e6;
+    flat["chips"][0]["memory_size_steps"][2][0] = 1e3;
     CHECK(error_of(flat.dump()) == "cal.json: /chips/0/memory_size_steps/2/0: expected sizes that rise");
     above["chips"][0]["matmul_size_steps"][1][1] = 2;
     CHECK(error_of(above.dump()) == "cal.json: /chips/0/matmul_size_steps/1/1: expected an efficiency of at most 1");

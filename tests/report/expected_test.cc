@@ -303,7 +303,7 @@ TEST_CASE("expected: a kernel is timed on its family's curve where the calibrati
     // The family's curve, under the calibration's size curve for its bytes.
     const double n = static_cast<double>(op.count);
     const double t_mem_s = op.prediction.hbm_bytes / h100.hbm_bytes_per_s;
-    CHECK(op.expected_s == Approx(n * 7e-6 + t_mem_s / (0.2 * roofline::memory_size_efficiency(op.prediction.hbm_bytes / n))));
+    CHECK(op.expected_s == Approx(n * 7e-6 + t_mem_s / (0.2 * roofline::relative_size_efficiency(cal.memory_size_steps, op.prediction.hbm_bytes / n))));
   }
   CHECK(on_family > 0);
 }
