@@ -24,6 +24,7 @@
 #include <string_view>
 
 #include "roofline/calibration.hpp"
+#include "roofline/collectives/expected.hpp"
 #include "roofline/detail/cat.hpp"
 #include "roofline/ops/matmul.hpp"
 #include "roofline/predict.hpp"
@@ -37,6 +38,22 @@ namespace roofline::detail::step {
 // Which pass of the step the ops added next run in: the forward, or the
 // backward (where jax's remat runs its recomputed forward work too).
 enum class Pass { kForward, kBackward };
+
+// A collective over mesh axes: its shape (the array, the devices of its
+// group), which picks its expected time, and its roofline on the mesh.
+struct MeshCollective {
+  CollectiveShape shape;
+  CollectiveTime time;
+  // Whether a published model covers the group: the TPU figures are of
+  // collectives over ICI, not DCN; NCCL's model (nccl_system) takes a group
+  // of n ranks as min(n, the NVLink domain) a node, so a GPU group over DCN
+  // axes whose ICI axes do not fill a node (data parallelism across nodes:
+  // one rank a node) would be timed over NVLink. Such a group keeps the
+  // collective curve, which collective_time prices at the DCN's bandwidth.
+  // `roofline predict collective` knows the group by its size alone and
+  // takes the model there too.
+  bool shape_model_fits = true;
+};
 
 // Adds ops to one part of the step: each op's roofline into the part's
 // roofline and its calibrated expected time (roofline::expected_s with the
@@ -73,12 +90,32 @@ class PartBuilder {
     stream_in(Pass::kForward, flops, bytes, times, c);
     stream_in(Pass::kBackward, flops, bytes, (runs - 1) * times, c);
   }
-  void collective(const CollectiveTime& t, double times) {
+  // One collective of shape `c` whose roofline is `t`, `times` times: its
+  // link terms into the roofline, and its expected time as every other
+  // path takes a collective no trace names (expected_collective_s in
+  // roofline/expected/expected.hpp: `roofline predict collective`, hlo
+  // rows, sharded-matmul strategies): the published model of its shape
+  // (expected_planned_collective) where the calibration takes one
+  // (ChipCalibration::collective_shape_model) and one applies, else the
+  // collective class's curve. That function is compiled (roofline::roofline)
+  // and this header is roofline::core, so its two lines are repeated here;
+  // tests/sharding/step_collective_test.cc holds them equal.
+  // `shape_model` false: no published model covers the group
+  // (MeshCollective::shape_model_fits); the curve times it.
+  void collective(const CollectiveShape& c, const CollectiveTime& t, double times, bool shape_model = true) {
+    if (times <= 0) return;
     Prediction one;
     one.ici_bytes = t.bytes_per_link;
     one.t_ici_s = t.t_ici_s;
+    if (shape_model && cal_.collective_shape_model)
+      if (const std::optional<CollectiveExpectation> e = expected_planned_collective(c, chip_, t.t_ici_s)) {
+        add_link(one, times);
+        add_expected(pass_, times * e->total_s());
+        return;
+      }
     transfer(one, CostClass::kCollective, times);
   }
+  void collective(const MeshCollective& c, double times) { collective(c.shape, c.time, times, c.shape_model_fits); }
   // A copy of `bytes` between HBM and host memory over the host link.
   void host_copy(double bytes, double times) {
     Prediction one;
@@ -109,12 +146,15 @@ class PartBuilder {
   // not op by op.
   void transfer(Prediction one, CostClass c, double times) {
     if (times <= 0) return;
+    add_link(one, times);
+    settle_bounds(one);
+    add_expected(pass_, times * expected_s(one, c, cal_));
+  }
+  void add_link(const Prediction& one, double times) {
     p_.roofline.t_ici_s += times * one.t_ici_s;
     p_.roofline.ici_bytes += times * one.ici_bytes;
     p_.roofline.t_host_s += times * one.t_host_s;
     p_.roofline.host_bytes += times * one.host_bytes;
-    settle_bounds(one);
-    add_expected(pass_, times * expected_s(one, c, cal_));
   }
 
   StepPart& p_;
@@ -215,6 +255,16 @@ struct Context {
   bool has_embed;             // the slowest stage holds the embedding (no pipeline)
 
   PartBuilder part(TrainingStep& st, Part p) const { return PartBuilder(st.parts[p], chip, dt, cal); }
+  // `kind` of `v_bytes` over `axes`, as `roofline predict collective` takes
+  // it: V the whole array, the group every chip of the axes.
+  MeshCollective collective(CollectiveKind kind, AxisMask axes, double v_bytes, int shift = 1) const {
+    int ici = 1, dcn = 1;
+    for (std::size_t i = 0; i < mesh.axes.size(); ++i)
+      if (axes & (AxisMask{1} << i)) (mesh.axes[i].network == AxisNetwork::kDcn ? dcn : ici) *= mesh.axes[i].size;
+    return {.shape = {.kind = kind, .array_bytes = v_bytes, .group_size = mesh.size(axes)},
+            .time = collective_time(mesh, kind, axes, v_bytes, shift),
+            .shape_model_fits = dcn == 1 || (chip.kind == ChipKind::kGpu && ici >= chip.ici.domain_chips())};
+  }
   double layer_grad_bytes() const { return s.layer_params_local_tp * grad_bytes; }
   // One layer's activations per token under policy `r` (training_remat.hpp).
   LayerActivations activations(Remat r) const {
@@ -343,7 +393,6 @@ inline void layer_compute(const Context& c, TrainingStep& st) {
 // and reductions, FSDP's weight gathers, and the data-parallel gradient
 // all-reduce.
 inline void layer_collectives(const Context& c, TrainingStep& st) {
-  const Mesh& mesh = c.mesh;
   if (c.s.Y > 1) {
     // Book's TP: AllGather_Y In[B, D_Y] before each block, ReduceScatter_Y
     // after; backward: AllGather_Y dOut, ReduceScatter_Y dIn, and the
@@ -351,8 +400,8 @@ inline void layer_collectives(const Context& c, TrainingStep& st) {
     // the remat policy's recompute: tp_collectives.
     PartBuilder tp = c.part(st, kTp);
     const double v = static_cast<double>(c.t * c.s.D) * c.bytes;
-    const CollectiveTime ag = collective_time(mesh, CollectiveKind::kAllGather, c.lay.model, v);
-    const CollectiveTime rs = collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.model, v);
+    const MeshCollective ag = c.collective(CollectiveKind::kAllGather, c.lay.model, v);
+    const MeshCollective rs = c.collective(CollectiveKind::kReduceScatter, c.lay.model, v);
     const TpCollectives n = tp_collectives(c.runs);
     tp.forward().collective(ag, n.forward_all_gathers * c.per_layer);
     tp.forward().collective(rs, n.forward_reduce_scatters * c.per_layer);
@@ -368,10 +417,10 @@ inline void layer_collectives(const Context& c, TrainingStep& st) {
     PartBuilder f = c.part(st, kFsdp);
     // Under every remat policy: a recomputed matmul uses the weights the
     // backward gathers anyway (scripts/remat_collectives.py).
-    const CollectiveTime gather = collective_time(mesh, CollectiveKind::kAllGather, c.lay.fsdp, c.layer_weight_bytes);
+    const MeshCollective gather = c.collective(CollectiveKind::kAllGather, c.lay.fsdp, c.layer_weight_bytes);
     f.forward().collective(gather, c.per_layer);
     f.backward().collective(gather, c.per_layer);
-    f.collective(collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.fsdp, c.layer_grad_bytes()),
+    f.collective(c.collective(CollectiveKind::kReduceScatter, c.lay.fsdp, c.layer_grad_bytes()),
                  c.per_layer);
   }
   if (c.dp_only) {
@@ -379,7 +428,7 @@ inline void layer_collectives(const Context& c, TrainingStep& st) {
     // dtype) is all-reduced once per step, a layer at a time in the
     // backward pass (scripts/dcn_collectives.py), behind its compute.
     PartBuilder g = c.part(st, kGradSync);
-    g.backward().collective(collective_time(mesh, CollectiveKind::kAllReduce, c.dp_only, c.layer_grad_bytes() / c.Xf),
+    g.backward().collective(c.collective(CollectiveKind::kAllReduce, c.dp_only, c.layer_grad_bytes() / c.Xf),
                             c.L_s);
   }
 }
@@ -389,7 +438,6 @@ inline void layer_collectives(const Context& c, TrainingStep& st) {
 inline void embedding_and_loss(const Context& c, TrainingStep& st) {
   const Shapes& s = c.s;
   const std::int64_t t = c.t;
-  const Mesh& mesh = c.mesh;
   if (c.has_embed) {
     PartBuilder e = c.part(st, kEmbed);
     const double el = static_cast<double>(t * s.Dl);
@@ -412,23 +460,23 @@ inline void embedding_and_loss(const Context& c, TrainingStep& st) {
     // The unembedding needs [t, D] whole: gather it, reduce-scatter dX.
     PartBuilder tp = c.part(st, kTp);
     const double v = static_cast<double>(t * s.D) * c.bytes;
-    tp.forward().collective(collective_time(mesh, CollectiveKind::kAllGather, c.lay.model, v), c.M);
-    tp.backward().collective(collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.model, v), c.M);
+    tp.forward().collective(c.collective(CollectiveKind::kAllGather, c.lay.model, v), c.M);
+    tp.backward().collective(c.collective(CollectiveKind::kReduceScatter, c.lay.model, v), c.M);
   }
   const double tables = (c.has_embed && !c.model.tied_embeddings) ? 2 : 1;
   if (c.Xf > 1) {
     PartBuilder f = c.part(st, kFsdp);
     // Each table gathered for the forward, the unembedding again for its
     // backward (the embedding's backward is a scatter-add into its gradient).
-    const CollectiveTime gather = collective_time(mesh, CollectiveKind::kAllGather, c.lay.fsdp, c.embed_bytes);
+    const MeshCollective gather = c.collective(CollectiveKind::kAllGather, c.lay.fsdp, c.embed_bytes);
     f.forward().collective(gather, tables * c.M);
     f.backward().collective(gather, c.M);
-    f.collective(collective_time(mesh, CollectiveKind::kReduceScatter, c.lay.fsdp, c.embed_grad_bytes()),
+    f.collective(c.collective(CollectiveKind::kReduceScatter, c.lay.fsdp, c.embed_grad_bytes()),
                  tables * c.M);
   }
   if (c.dp_only) {
     PartBuilder g = c.part(st, kGradSync);
-    g.backward().collective(collective_time(mesh, CollectiveKind::kAllReduce, c.dp_only, c.embed_grad_bytes() / c.Xf),
+    g.backward().collective(c.collective(CollectiveKind::kAllReduce, c.dp_only, c.embed_grad_bytes() / c.Xf),
                             tables);
   }
 }
@@ -440,7 +488,7 @@ inline void pipeline_transfers(const Context& c, TrainingStep& st) {
   PartBuilder pp = c.part(st, kPipe);
   const AxisMask pm = AxisMask{1} << c.lay.pipeline_axis;
   const double shard = static_cast<double>(c.t * c.s.Dl) * c.bytes;
-  const CollectiveTime shift = collective_time(c.mesh, CollectiveKind::kPermute, pm, shard * c.P, 1);
+  const MeshCollective shift = c.collective(CollectiveKind::kPermute, pm, shard * c.P, 1);
   pp.forward().collective(shift, c.M);   // activations to the next stage
   pp.backward().collective(shift, c.M);  // their gradients back
 }
