@@ -18,6 +18,8 @@ set(ROOFLINE_CORE_HEADERS
   include/roofline/ops/matmul.hpp
   include/roofline/collectives/collective.hpp
   include/roofline/collectives/collective_kind.hpp
+  include/roofline/collectives/expected.hpp
+  include/roofline/collectives/nccl.hpp
   include/roofline/collectives/network_dim.hpp
   include/roofline/sharding/critical_batch.hpp
   include/roofline/sharding/layers.hpp

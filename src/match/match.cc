@@ -174,8 +174,12 @@ absl::StatusOr<Match> match(const Trace& trace, MeasuredTrace measured, const Re
                                     "rank read");
       if (m.target_chip) {
         op.target_prediction = predict(*op.cost.model, *m.target_chip);
+        // The target's library picks its own kernel: the name's tile is the
+        // measured chip's, so the target's GEMM is timed as one whose
+        // kernel is not known (the usual tile, no waves).
+        const std::string_view target_kernel = m.target_chip == m.chip.chip ? std::string_view(kernel) : std::string_view();
         double modelled_s = expected_s(*op.target_prediction, op.cost_class, *m.target_calibration, family,
-                                       gemm_shape(*op.cost.model, kernel, *m.target_chip));
+                                       gemm_shape(*op.cost.model, target_kernel, *m.target_chip));
         if (m.target_calibration->collective_shape_model)
           if (std::optional<CollectiveExpectation> e =
                   expected_collective(*op.cost.model, kernel, *op.target_prediction, *m.target_chip))
