@@ -25,6 +25,8 @@
 #include "roofline/chip.hpp"
 #include "roofline/collectives/collective.hpp"
 #include "roofline/collectives/collective_kind.hpp"
+#include "roofline/collectives/expected.hpp"
+#include "roofline/collectives/nccl.hpp"
 #include "roofline/collectives/network_dim.hpp"
 #include "roofline/dtype.hpp"
 #include "roofline/expected/gemm.hpp"
