@@ -158,6 +158,16 @@ absl::StatusOr<Match> match(const Trace& trace, MeasuredTrace measured, const Re
       // The GEMM's tile is the kernel's (its name) on either chip.
       op.gemm = gemm_shape(*op.cost.model, kernel, *m.chip.chip);
       op.expected_s = expected_s(*op.prediction, op.cost_class, m.calibration, family, op.gemm);
+      // Fewer output tiles than SMs: the waves leave most SMs idle unless
+      // the kernel splits K, which not every name says (the V100's
+      // volta_sgemm_128x32_nt does and ran 5.6x faster than its waves) and
+      // the kernel's grid, which would tell, is not read. Say so.
+      if (op.gemm && op.gemm->schedule == GemmSchedule::kTileWaves &&
+          m.calibration.matmul_shape_model == MatmulShapeModel::kTileAndWave)
+        if (const std::int64_t tiles = tile_count(op.gemm->dims, op.gemm->tile); tiles > 0 && tiles < op.gemm->units)
+          op.cost.note += detail::cat(op.cost.note.empty() ? "" : "; ", "expected with ", tiles, " output tile",
+                                      tiles == 1 ? "" : "s", " on ", op.gemm->units,
+                                      " SMs in one wave: a kernel that splits K runs faster (its grid is not read)");
       if (m.calibration.collective_shape_model)
         if (std::optional<CollectiveExpectation> e =
                 expected_collective(*op.cost.model, kernel, *op.prediction, *m.chip.chip)) {

@@ -185,3 +185,24 @@ TEST_CASE("target: the chip it was measured on gives back the measured time") {
   }
   CHECK(measured > 200);
 }
+
+TEST_CASE("gemm waves: a GEMM of fewer output tiles than SMs says its expectation assumes no split-K") {
+  const roofline::Trace trace = resnet50_v100();
+  auto m = roofline::match(trace, roofline::ReportOptions{});
+  REQUIRE(m.ok());
+  int warned = 0, split_k_sgemm = 0;
+  for (const roofline::MatchedOp& op : m->ops) {
+    const bool sub_wave = op.gemm && op.gemm->schedule == roofline::GemmSchedule::kTileWaves &&
+                          roofline::tile_count(op.gemm->dims, op.gemm->tile) < op.gemm->units;
+    const bool noted = op.cost.note.find("a kernel that splits K runs faster") != std::string::npos;
+    CHECK(sub_wave == noted);
+    // The weight gradient of 2 output tiles of 128x32 on the V100's 80 SMs
+    // (one of the kernel's shapes; its others fill the waves).
+    if (trace.ops[op.group.op].name == "volta_sgemm_128x32_nt" &&
+        op.cost.note.find("expected with 2 output tiles on 80 SMs") != std::string::npos)
+      ++split_k_sgemm;
+    warned += noted;
+  }
+  CHECK(split_k_sgemm == 1);
+  CHECK(warned >= 1);
+}
