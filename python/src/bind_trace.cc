@@ -77,17 +77,34 @@ CalibrationFile calibration_of(const nb::object& calibration) {
   return value(read_calibration_file(calibration_path), &calibration_path);
 }
 
+// What a report call reads before any trace: its files, the HLO modules
+// and calibration it names, and the options they make. Filled in place:
+// options.hlo_modules points into modules.
+struct ReportInputs {
+  std::vector<std::string> inputs;
+  std::string path;  // the inputs, as errors name them
+  std::vector<HloModule> modules;
+  ReportOptions options;
+  std::optional<CalibrationFile> calibration;
+};
+
+void read_report_inputs(ReportInputs& in, const nb::handle& path_arg, const Chip* chip, const Chip* target_chip,
+                        const std::vector<std::string>& hlo, const nb::object& calibration, std::optional<int> device) {
+  in.inputs = trace_inputs(path_arg);
+  in.path = inputs_text(in.inputs);
+  in.options = ReportOptions{.chip = chip, .target_chip = target_chip, .device_id = device};
+  for (const std::string& file : hlo) in.modules.push_back(value(read_hlo_file(file), &file));
+  if (!in.modules.empty()) in.options.hlo_modules = &in.modules;
+  if (!calibration.is_none()) in.calibration = calibration_of(calibration);
+}
+
 TraceReport make_trace_report(const nb::handle& path_arg, const Chip* chip, const Chip* target_chip,
                               const std::vector<std::string>& hlo, const nb::object& calibration,
                               std::optional<int> device, const TraceReadOptions& limits) {
-  const std::vector<std::string> inputs = trace_inputs(path_arg);
-  const std::string path = inputs_text(inputs);
-  ReportOptions options{.chip = chip, .target_chip = target_chip, .device_id = device};
-  std::vector<HloModule> modules;
-  for (const std::string& file : hlo) modules.push_back(value(read_hlo_file(file), &file));
-  if (!modules.empty()) options.hlo_modules = &modules;
-  const bool calibrated = !calibration.is_none();
-  const CalibrationFile calibration_file = calibrated ? calibration_of(calibration) : CalibrationFile{};
+  ReportInputs in;
+  read_report_inputs(in, path_arg, chip, target_chip, hlo, calibration, device);
+  const std::vector<std::string>& inputs = in.inputs;
+  ReportOptions& options = in.options;
 
   // Each file measured and its events dropped as it is read, as the CLI's
   // report (roofline/measure/measured.hpp; read_measured reads no host
@@ -104,7 +121,7 @@ TraceReport make_trace_report(const nb::handle& path_arg, const Chip* chip, cons
   absl::StatusOr<Report> report;
   {
     nb::gil_scoped_release release;
-    if (calibrated) use_calibration_file(trace, measured.measured, calibration_file, options);
+    if (in.calibration) use_calibration_file(trace, measured.measured, *in.calibration, options);
     report = make_report(trace, std::move(measured.measured), options, kPythonWords);
     for (TraceFormat f : trace.formats) out.formats.emplace_back(trace_format_name(f));
     for (const CallInfo& call : trace.calls) {
@@ -113,7 +130,7 @@ TraceReport make_trace_report(const nb::handle& path_arg, const Chip* chip, cons
       if (!call.input_dims.empty()) ++out.launching_calls_with_input_dims;
     }
   }
-  out.report = value(std::move(report), &path);
+  out.report = value(std::move(report), &in.path);
   return out;
 }
 
@@ -127,14 +144,10 @@ std::string whole_trace_view(const nb::handle& path_arg, const Chip* chip, const
   if (view != "steps" && view != "steps_text" && view != "perfetto")
     throw nb::value_error(("view: expected steps, steps_text or perfetto, got '" + view + "'").c_str());
   if (top < 1) throw nb::value_error("top: expected a positive integer");
-  const std::vector<std::string> inputs = trace_inputs(path_arg);
-  const std::string path = inputs_text(inputs);
-  ReportOptions options{.chip = chip, .target_chip = target_chip, .device_id = device};
-  std::vector<HloModule> modules;
-  for (const std::string& file : hlo) modules.push_back(value(read_hlo_file(file), &file));
-  if (!modules.empty()) options.hlo_modules = &modules;
-  const bool calibrated = !calibration.is_none();
-  const CalibrationFile calibration_file = calibrated ? calibration_of(calibration) : CalibrationFile{};
+  ReportInputs in;
+  read_report_inputs(in, path_arg, chip, target_chip, hlo, calibration, device);
+  const std::vector<std::string>& inputs = in.inputs;
+  ReportOptions& options = in.options;
   absl::StatusOr<Trace> read;
   {
     nb::gil_scoped_release release;
@@ -146,7 +159,7 @@ std::string whole_trace_view(const nb::handle& path_arg, const Chip* chip, const
   absl::Status status;
   {
     nb::gil_scoped_release release;
-    if (calibrated) use_calibration_file(trace, calibration_file, options);
+    if (in.calibration) use_calibration_file(trace, *in.calibration, options);
     if (view == "perfetto") {
       absl::StatusOr<Match> m = match(trace, options);
       if (m.ok()) out = render_perfetto(*m).json;
@@ -161,7 +174,7 @@ std::string whole_trace_view(const nb::handle& path_arg, const Chip* chip, const
       status = report.status();
     }
   }
-  check(status, &path);
+  check(status, &in.path);
   return out;
 }
 
